@@ -1,0 +1,140 @@
+# libmcp: a C framework for Model Context Protocol servers.
+#
+#   make          build the library, tools and tests into build/
+#   make run      install missing build dependencies, build, start mcp-demo
+#   make check    install missing dependencies, build, run every test
+#   make install  PREFIX (default: configure's prefix) and DESTDIR honoured
+#   make bench    the stdio benchmark beside its peers (bench/run-stdio.sh)
+#
+# The Makefile configures itself: it runs autoconf and ./configure when
+# config.mk is missing or older than configure.ac. GNU make.
+
+ifneq ($(wildcard config.mk),)
+include config.mk
+endif
+-include local.mk
+
+PREFIX ?= $(if $(prefix),$(prefix),/usr/local)
+VERSION ?= 0.0.0
+SOVERSION = 0
+
+CFLAGS ?= -O2 -g
+STD = -std=c11 -D_POSIX_C_SOURCE=200809L
+WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes
+DEPS_CFLAGS = $(JANSSON_CFLAGS) $(EV_CFLAGS)
+DEPS_LIBS = $(JANSSON_LIBS) $(EV_LIBS) -pthread -lm
+LIB_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iinclude -Isrc -DMCP_BUILDING \
+	-fvisibility=hidden -pthread $(DEPS_CFLAGS)
+APP_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iinclude -pthread $(DEPS_CFLAGS)
+TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest -pthread \
+	$(DEPS_CFLAGS)
+
+SRCS = src/buf.c src/base64.c src/log.c src/version.c src/jsonrpc.c \
+	src/schema.c src/registry.c src/pool.c src/call.c src/session.c \
+	src/protocol.c src/transport_stdio.c src/server.c src/cli.c
+OBJS = $(SRCS:src/%.c=build/obj/%.o)
+PICS = $(SRCS:src/%.c=build/pic/%.o)
+
+TOOLS = build/mcp-demo build/mcp-bench build/floor-stdio
+UNIT_TESTS = build/t_schema build/t_jsonrpc build/t_registry build/t_pool
+
+.PHONY: all build run check deps deps-test install uninstall clean \
+	distclean bench
+
+all: config.mk
+	@$(MAKE) --no-print-directory build
+
+config.mk: configure config.mk.in
+	./configure --quiet
+
+configure: configure.ac include/mcp.h
+	autoconf
+	@touch configure
+
+build: build/libmcp.a build/libmcp.so $(TOOLS) $(UNIT_TESTS)
+
+build/obj/%.o: src/%.c src/mcp-int.h src/schema.h include/mcp.h
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+
+build/pic/%.o: src/%.c src/mcp-int.h src/schema.h include/mcp.h
+	@mkdir -p $(@D)
+	$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
+
+build/libmcp.a: $(OBJS)
+	rm -f $@
+	ar rcs $@ $(OBJS)
+
+build/libmcp.so.$(VERSION): $(PICS) src/mcp.sym
+	$(CC) -shared -o $@ $(PICS) -Wl,-soname,libmcp.so.$(SOVERSION) \
+		-Wl,--version-script=src/mcp.sym $(DEPS_LIBS)
+
+build/libmcp.so: build/libmcp.so.$(VERSION)
+	ln -sf libmcp.so.$(VERSION) build/libmcp.so.$(SOVERSION)
+	ln -sf libmcp.so.$(VERSION) $@
+
+build/mcp-demo: tools/mcp-demo.c build/libmcp.a
+	$(CC) $(APP_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
+
+build/mcp-bench: tools/mcp-bench.c
+	$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $< -pthread -lm
+
+build/floor-stdio: bench/floor-stdio.c
+	$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
+
+build/t_%: test/t_%.c test/tap.h build/libmcp.a
+	$(CC) $(TEST_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
+
+# Bootstrap: install what is missing (tools/bootstrap.sh says what).
+deps:
+	@sh tools/bootstrap.sh build
+
+deps-test:
+	@sh tools/bootstrap.sh test
+
+run: deps
+	@$(MAKE) --no-print-directory all
+	@echo "mcp-demo: serving MCP on stdio. Paste a line such as" >&2
+	@echo '  {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"me","version":"1"}}}' >&2
+	@echo "or connect an agent with: command $(CURDIR)/build/mcp-demo" >&2
+	@exec build/mcp-demo
+
+check: deps-test
+	@$(MAKE) --no-print-directory all
+	@sh test/run.sh
+
+bench: all
+	@bench/run-stdio.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
+		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(PREFIX)/share/man/man3 \
+		$(DESTDIR)$(PREFIX)/share/man/man7
+	install -m 644 build/libmcp.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 build/libmcp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libmcp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmcp.so.$(SOVERSION)
+	ln -sf libmcp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmcp.so
+	install -m 644 include/mcp.h $(DESTDIR)$(PREFIX)/include/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' mcp.pc.in \
+		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/mcp.pc
+	install -m 755 build/mcp-demo build/mcp-bench $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
+	install -m 644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
+	@sh tools/mlinks.sh $(DESTDIR)$(PREFIX)/share/man/man3 man/*.3
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libmcp.* \
+		$(DESTDIR)$(PREFIX)/lib/pkgconfig/mcp.pc \
+		$(DESTDIR)$(PREFIX)/include/mcp.h \
+		$(DESTDIR)$(PREFIX)/bin/mcp-demo $(DESTDIR)$(PREFIX)/bin/mcp-bench \
+		$(DESTDIR)$(PREFIX)/share/man/man1/mcp-*.1 \
+		$(DESTDIR)$(PREFIX)/share/man/man3/mcp_*.3 \
+		$(DESTDIR)$(PREFIX)/share/man/man7/mcp.7
+
+clean:
+	rm -rf build test/out
+
+distclean: clean
+	rm -rf config.mk config.log config.status configure autom4te.cache

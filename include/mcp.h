@@ -1,0 +1,240 @@
+/*
+ * mcp.h: libmcp, a C framework for Model Context Protocol servers.
+ *
+ * This is the only installed header. Every handle is opaque, so the ABI
+ * only grows: new behaviour arrives as new functions, never as a changed
+ * signature. Read mcp(7) first: it explains the threads, the ownership
+ * rules and the errors that every function below refers to.
+ *
+ * Ownership, in short (mcp(7), OWNERSHIP):
+ *  - strings passed in are copied before the call returns;
+ *  - a function whose name contains "_new" steals the json_t it is given,
+ *    even when it fails, and accepts NULL (recorded as out of memory);
+ *    every other json_t parameter is borrowed;
+ *  - user data is freed through its destructor on unregister, on
+ *    mcp_server_free, and when registration fails.
+ */
+#ifndef MCP_H
+#define MCP_H
+
+#include <stdarg.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ---- Version ---------------------------------------------------------- */
+
+#define MCP_VERSION	"0.1.0"
+#define MCP_VERSION_NUM	0x000100	/* 0xMMmmpp */
+
+#if defined(__GNUC__) && defined(MCP_BUILDING)
+#define MCP_EXTERN	__attribute__((visibility("default")))
+#else
+#define MCP_EXTERN
+#endif
+
+#if defined(__GNUC__)
+#define MCP_WUR		__attribute__((warn_unused_result))
+#define MCP_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define MCP_WUR
+#define MCP_PRINTF(f, a)
+#endif
+
+/* The library's version: compare with MCP_VERSION_NUM to catch a header
+ * and library mismatch. Any thread. */
+MCP_EXTERN int		 mcp_version_num(void);
+MCP_EXTERN const char	*mcp_version(void);
+
+/* ---- Errors ----------------------------------------------------------- */
+
+/* Library return values: MCP_OK or one of these. Append-only. */
+#define MCP_OK		  0
+#define MCP_ENOMEM	(-1)	/* out of memory, or a NULL server */
+#define MCP_EINVAL	(-2)	/* bad argument: NULL name, bad schema... */
+#define MCP_EEXIST	(-3)	/* a tool of that name exists */
+#define MCP_ESTATE	(-4)	/* not allowed now (e.g. run twice) */
+#define MCP_ESYS	(-5)	/* a system call failed; it was logged */
+#define MCP_ENOENT	(-6)	/* no such tool */
+#define MCP_EUSAGE	(-7)	/* bad command line; usage was printed */
+
+/* A static string describing CODE. Any thread. */
+MCP_EXTERN const char	*mcp_strerror(int code);
+
+/* JSON-RPC error codes: a separate namespace from MCP_E*. */
+#define MCP_RPC_PARSE_ERROR	 (-32700)
+#define MCP_RPC_INVALID_REQUEST	 (-32600)
+#define MCP_RPC_METHOD_NOT_FOUND (-32601)
+#define MCP_RPC_INVALID_PARAMS	 (-32602)
+#define MCP_RPC_INTERNAL_ERROR	 (-32603)
+#define MCP_RPC_SERVER_BUSY	 (-32000)
+
+/* ---- Opaque types ----------------------------------------------------- */
+
+/* The process: its loop, registry, worker pool and transports. */
+typedef struct mcp_server mcp_server;
+/* One tools/call in flight. Valid only inside the tool callback and on
+ * the worker thread that runs it. */
+typedef struct mcp_call mcp_call;
+
+/* A tool callback. Runs on a worker thread; reports through mcp_result_*.
+ * Returning without setting any result sends an empty content list. */
+typedef void	(*mcp_tool_fn)(mcp_call *call);
+
+/* ---- Server lifecycle ------------------------------------------------- */
+
+/* A new server. NAME and VERSION are copied and go into serverInfo.
+ * Returns NULL only when out of memory; every function taking a NULL
+ * server returns MCP_ENOMEM, so a program can check once. Setup thread. */
+MCP_EXTERN mcp_server	*mcp_server_new(const char *name, const char *version);
+
+/* Stops the workers (waiting for running callbacks), frees every tool
+ * with its user data, and the server. NULL is a no-op. Setup thread,
+ * after mcp_server_run has returned. */
+MCP_EXTERN void		 mcp_server_free(mcp_server *srv);
+
+/* Optional serverInfo.title and initialize instructions; copied. */
+MCP_EXTERN int		 mcp_server_set_title(mcp_server *srv, const char *title);
+MCP_EXTERN int		 mcp_server_set_instructions(mcp_server *srv,
+			    const char *text);
+
+/* Tunables, each with the default in mcp_server_new(3). Before run. */
+MCP_EXTERN int		 mcp_server_set_workers(mcp_server *srv, int n);
+MCP_EXTERN int		 mcp_server_set_max_message(mcp_server *srv,
+			    size_t bytes);
+MCP_EXTERN int		 mcp_server_set_queue_size(mcp_server *srv, int n);
+MCP_EXTERN int		 mcp_server_set_page_size(mcp_server *srv, int n);
+MCP_EXTERN int		 mcp_server_set_grace_ms(mcp_server *srv, int ms);
+
+/* Adds a transport: "stdio" for JSON lines on fds 0 and 1. Before run. */
+MCP_EXTERN int		 mcp_server_listen(mcp_server *srv, const char *uri)
+			    MCP_WUR;
+
+/* Runs the loop on the calling thread until stdin ends (stdio), or
+ * mcp_server_stop is called, or SIGTERM or SIGINT arrives; in-flight
+ * calls get the grace period, their responses are flushed, and it
+ * returns MCP_OK. */
+MCP_EXTERN int		 mcp_server_run(mcp_server *srv) MCP_WUR;
+
+/* Asks a running server to stop as if SIGTERM had arrived. Any thread,
+ * and async-signal-safe. */
+MCP_EXTERN void		 mcp_server_stop(mcp_server *srv);
+
+/* The standard command line (mcp_server_main(3)): parses ARGV, listens
+ * and runs. Returns MCP_OK after a clean run or after --help/--version,
+ * MCP_EUSAGE on a bad command line (usage went to stderr), or another
+ * MCP_E* code. */
+MCP_EXTERN int		 mcp_server_main(mcp_server *srv, int argc,
+			    char *argv[]);
+
+/* ---- Tools ------------------------------------------------------------ */
+
+/* Registers a tool. NAME, DESCRIPTION and INPUT_SCHEMA are copied.
+ * INPUT_SCHEMA is JSON text of an object schema ("type":"object"); NULL
+ * means {"type":"object"}. UDATA is handed to FN through mcp_call_udata
+ * and freed with UDATA_FREE on unregister, on mcp_server_free, or at
+ * once if this call fails. Any thread; a server that is running tells
+ * its sessions the list changed. */
+MCP_EXTERN int		 mcp_tool_register(mcp_server *srv, const char *name,
+			    const char *description, const char *input_schema,
+			    mcp_tool_fn fn, void *udata,
+			    void (*udata_free)(void *)) MCP_WUR;
+
+/* Removes a tool; calls already running finish. Any thread. */
+MCP_EXTERN int		 mcp_tool_unregister(mcp_server *srv, const char *name);
+
+/* Optional fields of a registered tool. Strings are copied; SCHEMA is
+ * JSON text of an object schema that structuredContent must match;
+ * ANNOTATIONS is JSON text of a ToolAnnotations object. Any thread. */
+MCP_EXTERN int		 mcp_tool_set_title(mcp_server *srv, const char *name,
+			    const char *title);
+MCP_EXTERN int		 mcp_tool_set_output_schema(mcp_server *srv,
+			    const char *name, const char *schema);
+MCP_EXTERN int		 mcp_tool_set_annotations(mcp_server *srv,
+			    const char *name, const char *annotations);
+
+/* ---- The call context (worker thread, inside the callback only) ------- */
+
+/* The tool's user data and name. */
+MCP_EXTERN void		*mcp_call_udata(mcp_call *call);
+MCP_EXTERN const char	*mcp_call_tool(mcp_call *call);
+
+/* The arguments object, already validated against the input schema.
+ * Borrowed until the callback returns; never NULL. */
+MCP_EXTERN json_t	*mcp_call_args(mcp_call *call);
+
+/* Non-zero once the client cancelled the call, its session ended, or
+ * the server is shutting down. A long tool polls it and returns early. */
+MCP_EXTERN int		 mcp_call_cancelled(const mcp_call *call);
+
+/* json_unpack_ex on the arguments. On failure the result becomes an
+ * isError result carrying jansson's message, and MCP_EINVAL returns. */
+MCP_EXTERN int		 mcp_args_unpack(mcp_call *call, const char *fmt, ...);
+
+/* ---- Results: each call appends one content block ---------------------- */
+
+/* A text block; S is copied. */
+MCP_EXTERN int		 mcp_result_text(mcp_call *call, const char *s);
+MCP_EXTERN int		 mcp_result_textf(mcp_call *call, const char *fmt, ...)
+			    MCP_PRINTF(2, 3);
+/* Image and audio blocks: DATA (LEN bytes) is base64-encoded for you. */
+MCP_EXTERN int		 mcp_result_image(mcp_call *call, const void *data,
+			    size_t len, const char *mime_type);
+MCP_EXTERN int		 mcp_result_audio(mcp_call *call, const void *data,
+			    size_t len, const char *mime_type);
+/* An embedded resource with text contents, or with binary contents that
+ * are base64-encoded for you. MIME_TYPE may be NULL. */
+MCP_EXTERN int		 mcp_result_resource_text(mcp_call *call,
+			    const char *uri, const char *mime_type,
+			    const char *text);
+MCP_EXTERN int		 mcp_result_resource_blob(mcp_call *call,
+			    const char *uri, const char *mime_type,
+			    const void *data, size_t len);
+/* A resource_link block; DESCRIPTION and MIME_TYPE may be NULL. */
+MCP_EXTERN int		 mcp_result_resource_link(mcp_call *call,
+			    const char *uri, const char *name,
+			    const char *description, const char *mime_type);
+/* structuredContent. _json borrows V (and copies it); _json_new steals
+ * it, even on failure, and treats NULL as out of memory. With no text
+ * block, the serialised JSON is added as one. */
+MCP_EXTERN int		 mcp_result_json(mcp_call *call, json_t *v);
+MCP_EXTERN int		 mcp_result_json_new(mcp_call *call, json_t *v);
+/* A tool error the model should see: a text block and isError: true. */
+MCP_EXTERN int		 mcp_result_error(mcp_call *call, const char *msg);
+MCP_EXTERN int		 mcp_result_errorf(mcp_call *call, const char *fmt, ...)
+			    MCP_PRINTF(2, 3);
+/* The rare protocol error: the response becomes a JSON-RPC error with
+ * CODE and MSG instead of a result. */
+MCP_EXTERN int		 mcp_result_rpc_error(mcp_call *call, int code,
+			    const char *msg);
+
+/* ---- Logging ---------------------------------------------------------- */
+
+#define MCP_LOG_ERR	0
+#define MCP_LOG_WARN	1
+#define MCP_LOG_NOTICE	2
+#define MCP_LOG_INFO	3
+#define MCP_LOG_DEBUG	4
+
+/* One line on stderr, "time mcp[pid]: level: [id] message", written with
+ * a single write(2). Filtered by level before formatting; never writes
+ * to stdout. Inside a callback the request id is added. Any thread. */
+MCP_EXTERN void		 mcp_log(int level, const char *fmt, ...)
+			    MCP_PRINTF(2, 3);
+MCP_EXTERN void		 mcp_logv(int level, const char *fmt, va_list ap);
+/* The process log level (default MCP_LOG_NOTICE). Any thread. */
+MCP_EXTERN void		 mcp_log_set_level(int level);
+MCP_EXTERN int		 mcp_log_get_level(void);
+/* "err", "warn", "notice", "info", "debug" (or 0-4) to a level; -1 if
+ * unknown. */
+MCP_EXTERN int		 mcp_log_level_parse(const char *s);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* MCP_H */

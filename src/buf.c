@@ -1,0 +1,132 @@
+/*
+ * buf.c: a growable byte buffer with a read offset, used for the stdio
+ * input and output queues and for serialising JSON. A buffer belongs to
+ * one thread at a time: the loop's transport buffers, or a worker's
+ * response buffer until it is handed over with the call.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp-int.h"
+
+/*
+ * Makes room for EXTRA more bytes after len. Consumed bytes at the front
+ * are reclaimed first, so a queue that drains steadily never grows.
+ * Returns MCP_OK or MCP_ENOMEM (the buffer is unchanged).
+ */
+int
+mcp__buf_reserve(struct buf *b, size_t extra)
+{
+	size_t	 need, ncap;
+	char	*p;
+
+	if (b->off > 0 && b->off == b->len) {
+		b->off = b->len = 0;
+	}
+	if (b->cap - b->len >= extra)
+		return MCP_OK;
+	if (b->off > 0 && b->off >= b->len / 2) {
+		memmove(b->data, b->data + b->off, b->len - b->off);
+		b->len -= b->off;
+		b->off = 0;
+		if (b->cap - b->len >= extra)
+			return MCP_OK;
+	}
+	need = b->len + extra;
+	if (need < b->len)
+		return MCP_ENOMEM;
+	ncap = b->cap ? b->cap : 256;
+	while (ncap < need) {
+		if (ncap > SIZE_MAX / 2)
+			return MCP_ENOMEM;
+		ncap *= 2;
+	}
+	p = realloc(b->data, ncap);
+	if (p == NULL)
+		return MCP_ENOMEM;
+	b->data = p;
+	b->cap = ncap;
+	return MCP_OK;
+}
+
+int
+mcp__buf_add(struct buf *b, const void *p, size_t n)
+{
+	if (n == 0)
+		return MCP_OK;
+	if (mcp__buf_reserve(b, n) != MCP_OK)
+		return MCP_ENOMEM;
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return MCP_OK;
+}
+
+int
+mcp__buf_addc(struct buf *b, char c)
+{
+	if (b->len == b->cap && mcp__buf_reserve(b, 1) != MCP_OK)
+		return MCP_ENOMEM;
+	b->data[b->len++] = c;
+	return MCP_OK;
+}
+
+int
+mcp__buf_adds(struct buf *b, const char *s)
+{
+	return mcp__buf_add(b, s, strlen(s));
+}
+
+static int
+dump_cb(const char *p, size_t n, void *arg)
+{
+	return mcp__buf_add(arg, p, n) == MCP_OK ? 0 : -1;
+}
+
+/* Appends V as compact JSON: one line, no raw newline. */
+int
+mcp__buf_addjson(struct buf *b, const json_t *v)
+{
+	if (json_dump_callback(v, dump_cb, b,
+	    JSON_COMPACT | JSON_ENCODE_ANY) != 0)
+		return MCP_ENOMEM;
+	return MCP_OK;
+}
+
+void
+mcp__buf_consume(struct buf *b, size_t n)
+{
+	b->off += n;
+	if (b->off >= b->len)
+		b->off = b->len = 0;
+}
+
+void
+mcp__buf_reset(struct buf *b)
+{
+	b->off = b->len = 0;
+}
+
+void
+mcp__buf_free(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->off = b->len = b->cap = 0;
+}
+
+/* Hands the bytes (NUL-terminated) to the caller and empties B. */
+char *
+mcp__buf_steal(struct buf *b, size_t *lenp)
+{
+	char	*p;
+
+	if (mcp__buf_addc(b, '\0') != MCP_OK)
+		return NULL;
+	if (b->off > 0)
+		memmove(b->data, b->data + b->off, b->len - b->off);
+	p = b->data;
+	*lenp = b->len - b->off - 1;
+	b->data = NULL;
+	b->off = b->len = b->cap = 0;
+	return p;
+}

@@ -1,0 +1,393 @@
+/*
+ * call.c: the call context, which is the only code that runs on the
+ * worker threads. mcp__call_run validates the arguments, runs the user's
+ * callback, and serialises the whole JSON-RPC response, so the loop
+ * thread only has to copy bytes. A call belongs to exactly one worker
+ * while it runs; the only field others touch is the atomic cancel flag.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp-int.h"
+
+struct mcp_call *
+mcp__call_new(void)
+{
+	struct mcp_call	*c;
+
+	c = calloc(1, sizeof(*c));
+	if (c != NULL)
+		atomic_init(&c->cancelled, 0);
+	return c;
+}
+
+void
+mcp__call_free(struct mcp_call *c)
+{
+	if (c == NULL)
+		return;
+	json_decref(c->id);
+	json_decref(c->params);
+	json_decref(c->content);
+	json_decref(c->structured);
+	mcp__tool_unref(c->tool);
+	free(c->rpc_msg);
+	free(c->out);
+	free(c);
+}
+
+void *
+mcp_call_udata(mcp_call *call)
+{
+	return call->tool->udata;
+}
+
+const char *
+mcp_call_tool(mcp_call *call)
+{
+	return call->tool->name;
+}
+
+json_t *
+mcp_call_args(mcp_call *call)
+{
+	return call->args;
+}
+
+int
+mcp_call_cancelled(const mcp_call *call)
+{
+	return atomic_load_explicit(&((struct mcp_call *)call)->cancelled,
+	    memory_order_relaxed);
+}
+
+/* Appends a content block, stealing B. */
+static int
+add_block(mcp_call *call, json_t *b)
+{
+	if (b == NULL)
+		return MCP_ENOMEM;
+	if (call->content == NULL && (call->content = json_array()) == NULL) {
+		json_decref(b);
+		return MCP_ENOMEM;
+	}
+	return json_array_append_new(call->content, b) == 0 ?
+	    MCP_OK : MCP_ENOMEM;
+}
+
+int
+mcp_result_text(mcp_call *call, const char *s)
+{
+	json_t	*t;
+
+	if (s == NULL)
+		return MCP_EINVAL;
+	t = json_string(s);
+	if (t == NULL) {
+		/* Not UTF-8: keep the text, mark the damage. */
+		t = json_stringn_nocheck("(invalid UTF-8)", 15);
+	}
+	call->has_text = 1;
+	return add_block(call, json_pack("{s:s, s:o}", "type", "text", "text",
+	    t));
+}
+
+static int
+result_textv(mcp_call *call, const char *fmt, va_list ap)
+{
+	char	 small[256], *p;
+	int	 n, rc;
+	va_list	 ap2;
+
+	va_copy(ap2, ap);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	if (n < 0) {
+		va_end(ap2);
+		return MCP_EINVAL;
+	}
+	if ((size_t)n < sizeof(small)) {
+		va_end(ap2);
+		return mcp_result_text(call, small);
+	}
+	p = malloc((size_t)n + 1);
+	if (p == NULL) {
+		va_end(ap2);
+		return MCP_ENOMEM;
+	}
+	vsnprintf(p, (size_t)n + 1, fmt, ap2);
+	va_end(ap2);
+	rc = mcp_result_text(call, p);
+	free(p);
+	return rc;
+}
+
+int
+mcp_result_textf(mcp_call *call, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 rc;
+
+	va_start(ap, fmt);
+	rc = result_textv(call, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/* Image or audio; a session too old for audio gets a text note. */
+static int
+media(mcp_call *call, const char *type, const void *data, size_t len,
+    const char *mime)
+{
+	char	*b64;
+	int	 rc;
+
+	if ((data == NULL && len > 0) || mime == NULL)
+		return MCP_EINVAL;
+	if (strcmp(type, "audio") == 0 && call->version < MCP_V20250326)
+		return mcp_result_textf(call, "[audio %s, %zu bytes: not "
+		    "supported by protocol %s]", mime, len,
+		    mcp__version_str(call->version));
+	b64 = mcp__base64(data, len);
+	if (b64 == NULL)
+		return MCP_ENOMEM;
+	rc = add_block(call, json_pack("{s:s, s:s, s:s}", "type", type,
+	    "data", b64, "mimeType", mime));
+	free(b64);
+	return rc;
+}
+
+int
+mcp_result_image(mcp_call *call, const void *data, size_t len,
+    const char *mime_type)
+{
+	return media(call, "image", data, len, mime_type);
+}
+
+int
+mcp_result_audio(mcp_call *call, const void *data, size_t len,
+    const char *mime_type)
+{
+	return media(call, "audio", data, len, mime_type);
+}
+
+/* Embedded resource; steals CONTENTS (uri, mimeType and text or blob). */
+static int
+resource(mcp_call *call, json_t *contents, const char *mime)
+{
+	if (contents == NULL)
+		return MCP_ENOMEM;
+	if (mime != NULL)
+		json_object_set_new(contents, "mimeType", json_string(mime));
+	return add_block(call, json_pack("{s:s, s:o}", "type", "resource",
+	    "resource", contents));
+}
+
+int
+mcp_result_resource_text(mcp_call *call, const char *uri,
+    const char *mime_type, const char *text)
+{
+	if (uri == NULL || text == NULL)
+		return MCP_EINVAL;
+	return resource(call, json_pack("{s:s, s:s}", "uri", uri, "text",
+	    text), mime_type);
+}
+
+int
+mcp_result_resource_blob(mcp_call *call, const char *uri,
+    const char *mime_type, const void *data, size_t len)
+{
+	char	*b64;
+	int	 rc;
+
+	if (uri == NULL || (data == NULL && len > 0))
+		return MCP_EINVAL;
+	b64 = mcp__base64(data, len);
+	if (b64 == NULL)
+		return MCP_ENOMEM;
+	rc = resource(call, json_pack("{s:s, s:s}", "uri", uri, "blob", b64),
+	    mime_type);
+	free(b64);
+	return rc;
+}
+
+int
+mcp_result_resource_link(mcp_call *call, const char *uri, const char *name,
+    const char *description, const char *mime_type)
+{
+	json_t	*o;
+
+	if (uri == NULL || name == NULL)
+		return MCP_EINVAL;
+	if (call->version < MCP_V20250618)
+		return mcp_result_textf(call, "%s: %s", name, uri);
+	o = json_pack("{s:s, s:s, s:s}", "type", "resource_link", "uri", uri,
+	    "name", name);
+	if (o != NULL && description != NULL)
+		json_object_set_new(o, "description", json_string(description));
+	if (o != NULL && mime_type != NULL)
+		json_object_set_new(o, "mimeType", json_string(mime_type));
+	return add_block(call, o);
+}
+
+int
+mcp_result_json_new(mcp_call *call, json_t *v)
+{
+	if (v == NULL)
+		return MCP_ENOMEM;
+	if (!json_is_object(v)) {
+		/* structuredContent is an object in every version. */
+		json_decref(v);
+		return MCP_EINVAL;
+	}
+	json_decref(call->structured);
+	call->structured = v;
+	return MCP_OK;
+}
+
+int
+mcp_result_json(mcp_call *call, json_t *v)
+{
+	if (v == NULL)
+		return MCP_EINVAL;
+	/* A deep copy: the caller may go on changing V on any thread. */
+	return mcp_result_json_new(call, json_deep_copy(v));
+}
+
+int
+mcp_result_error(mcp_call *call, const char *msg)
+{
+	call->is_error = 1;
+	return mcp_result_text(call, msg != NULL ? msg : "error");
+}
+
+int
+mcp_result_errorf(mcp_call *call, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 rc;
+
+	call->is_error = 1;
+	va_start(ap, fmt);
+	rc = result_textv(call, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int
+mcp_result_rpc_error(mcp_call *call, int code, const char *msg)
+{
+	char	*p;
+
+	p = strdup(msg != NULL ? msg : "error");
+	if (p == NULL)
+		return MCP_ENOMEM;
+	free(call->rpc_msg);
+	call->rpc_msg = p;
+	call->rpc_code = code;
+	return MCP_OK;
+}
+
+int
+mcp_args_unpack(mcp_call *call, const char *fmt, ...)
+{
+	json_error_t	 e;
+	va_list		 ap;
+	int		 rc;
+
+	va_start(ap, fmt);
+	rc = json_vunpack_ex(call->args, &e, 0, fmt, ap);
+	va_end(ap);
+	if (rc == 0)
+		return MCP_OK;
+	mcp_result_errorf(call, "invalid arguments: %s", e.text);
+	return MCP_EINVAL;
+}
+
+/*
+ * Builds the CallToolResult from what the callback set: structured
+ * content is checked against the output schema and copied into a text
+ * block when the tool gave none; structuredContent goes only to sessions
+ * that know it (2025-06-18 on). Returns a new reference or NULL.
+ */
+static json_t *
+build_result(struct mcp_call *c)
+{
+	json_t	*res;
+	char	*txt, err[256];
+
+	if (c->structured != NULL && !c->is_error && c->tool->out != NULL &&
+	    mcp__schema_validate(c->tool->out, c->structured,
+	    "structuredContent", err, sizeof(err)) != 0) {
+		mcp_log(MCP_LOG_ERR, "tool %s: %s", c->tool->name, err);
+		json_decref(c->content);
+		c->content = NULL;
+		json_decref(c->structured);
+		c->structured = NULL;
+		mcp_result_errorf(c, "tool %s returned invalid structured "
+		    "content: %s", c->tool->name, err);
+	} else if (c->structured == NULL && !c->is_error &&
+	    c->tool->out != NULL) {
+		mcp_result_errorf(c, "tool %s returned no structured content "
+		    "for its output schema", c->tool->name);
+	}
+	if (c->structured != NULL && !c->has_text) {
+		txt = json_dumps(c->structured, JSON_COMPACT);
+		if (txt == NULL || mcp_result_text(c, txt) != MCP_OK) {
+			free(txt);
+			return NULL;
+		}
+		free(txt);
+	}
+	if (c->content == NULL && (c->content = json_array()) == NULL)
+		return NULL;
+	res = json_pack("{s:O}", "content", c->content);
+	if (res == NULL)
+		return NULL;
+	if (c->structured != NULL && c->version >= MCP_V20250618)
+		json_object_set(res, "structuredContent", c->structured);
+	if (c->is_error)
+		json_object_set_new(res, "isError", json_true());
+	return res;
+}
+
+static void
+serialise(struct mcp_call *c)
+{
+	struct buf	 b = { 0 };
+	json_t		*res;
+	int		 rc;
+
+	if (c->rpc_code != 0) {
+		rc = mcp__rpc_error(&b, c->id, c->rpc_code, c->rpc_msg, NULL);
+	} else {
+		res = build_result(c);
+		rc = res == NULL ? MCP_ENOMEM : mcp__rpc_result(&b, c->id, res);
+		json_decref(res);
+	}
+	if (rc != MCP_OK) {
+		mcp__buf_reset(&b);
+		mcp__rpc_error(&b, c->id, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory", NULL);
+	}
+	c->out = mcp__buf_steal(&b, &c->outlen);
+	mcp__buf_free(&b);
+}
+
+void
+mcp__call_run(struct mcp_call *c)
+{
+	char	 err[256];
+
+	if (mcp_call_cancelled(c))
+		return;
+	mcp__log_set_request(c->id);
+	if (mcp__schema_validate(c->tool->in, c->args, "arguments", err,
+	    sizeof(err)) != 0)
+		mcp_result_errorf(c, "invalid arguments: %s", err);
+	else
+		c->tool->fn(c);
+	if (!mcp_call_cancelled(c))
+		serialise(c);
+	mcp__log_set_request(NULL);
+}

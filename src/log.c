@@ -1,0 +1,128 @@
+/*
+ * log.c: mcp_log, one line per message on stderr. Any thread: the line is
+ * built on the caller's stack and written with a single write(2), so
+ * lines from different threads never interleave. The level is checked
+ * before any formatting. Nothing here ever writes to stdout, which on the
+ * stdio transport carries only MCP messages.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "mcp-int.h"
+
+atomic_int mcp__log_level = MCP_LOG_NOTICE;
+
+/* The request being served on this thread, for the [id ...] tag. */
+static _Thread_local const json_t *cur_id;
+
+static const char *const names[] = { "err", "warn", "notice", "info",
+    "debug" };
+
+void
+mcp__log_set_request(const json_t *id)
+{
+	cur_id = id;
+}
+
+void
+mcp_log_set_level(int level)
+{
+	if (level < MCP_LOG_ERR)
+		level = MCP_LOG_ERR;
+	if (level > MCP_LOG_DEBUG)
+		level = MCP_LOG_DEBUG;
+	atomic_store(&mcp__log_level, level);
+}
+
+int
+mcp_log_get_level(void)
+{
+	return atomic_load(&mcp__log_level);
+}
+
+int
+mcp_log_level_parse(const char *s)
+{
+	int	 i;
+
+	if (s == NULL)
+		return -1;
+	if (s[0] >= '0' && s[0] <= '4' && s[1] == '\0')
+		return s[0] - '0';
+	for (i = 0; i <= MCP_LOG_DEBUG; i++)
+		if (strcasecmp(s, names[i]) == 0)
+			return i;
+	if (strcasecmp(s, "error") == 0)
+		return MCP_LOG_ERR;
+	if (strcasecmp(s, "warning") == 0)
+		return MCP_LOG_WARN;
+	return -1;
+}
+
+void
+mcp_logv(int level, const char *fmt, va_list ap)
+{
+	char		 line[2048];
+	char		*idtxt;
+	struct timespec	 ts;
+	struct tm	 tm;
+	size_t		 n, i;
+	int		 r, saved;
+	ssize_t		 w;
+
+	if (level > atomic_load_explicit(&mcp__log_level,
+	    memory_order_relaxed))
+		return;
+	if (level < MCP_LOG_ERR)
+		level = MCP_LOG_ERR;
+	saved = errno;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
+	r = snprintf(line + n, sizeof(line) - n, ".%03ldZ mcp[%ld]: %s: ",
+	    ts.tv_nsec / 1000000, (long)getpid(), names[level]);
+	if (r > 0)
+		n += (size_t)r;
+	if (cur_id != NULL) {
+		idtxt = json_dumps(cur_id, JSON_COMPACT | JSON_ENCODE_ANY);
+		if (idtxt != NULL) {
+			r = snprintf(line + n, sizeof(line) - n, "[id %.64s] ",
+			    idtxt);
+			if (r > 0 && (size_t)r < sizeof(line) - n)
+				n += (size_t)r;
+			free(idtxt);
+		}
+	}
+	if (n < sizeof(line) - 1) {
+		r = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+		if (r > 0)
+			n += (size_t)r < sizeof(line) - n ?
+			    (size_t)r : sizeof(line) - n - 1;
+	}
+	/* Clients choose tool names and ids: keep the line one line. */
+	for (i = 0; i < n; i++)
+		if (!isprint((unsigned char)line[i]) &&
+		    !((unsigned char)line[i] & 0x80))
+			line[i] = '?';
+	line[n++] = '\n';
+	/* A failed log write has nowhere to be reported. */
+	w = write(STDERR_FILENO, line, n);
+	(void)w;
+	errno = saved;
+}
+
+void
+mcp_log(int level, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	mcp_logv(level, fmt, ap);
+	va_end(ap);
+}

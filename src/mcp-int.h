@@ -1,0 +1,320 @@
+/*
+ * mcp-int.h: internal structures and the mcp__ functions shared between
+ * the layers. Nothing here is installed. The layers, top to bottom:
+ *
+ *   transport_stdio.c   bytes <-> JSON-RPC messages on fds 0 and 1
+ *   session.c           one client: version, capabilities, in-flight table
+ *   protocol.c          JSON-RPC envelope rules and the MCP methods
+ *   registry.c          the tool table with compiled schemas
+ *   pool.c              worker threads, job queue, completion queue
+ *   call.c              mcp_call/mcp_args/mcp_result: runs on the workers
+ *
+ * Thread rule: everything touching a session, a transport or the loop runs
+ * on the loop thread. Workers see only their own struct mcp_call, the tool
+ * it holds a reference to, and the two queues in struct pool.
+ */
+#ifndef MCP_INT_H
+#define MCP_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include <ev.h>
+#include <jansson.h>
+
+#include "mcp.h"
+#include "schema.h"
+
+#define MCP_HIDDEN	__attribute__((visibility("hidden")))
+
+/* Defaults, documented in mcp_server_new(3) and mcp_server_main(3). */
+#define MCP_DEF_MAX_MESSAGE	(4u * 1024 * 1024)
+#define MCP_DEF_QUEUE_SIZE	1024
+#define MCP_DEF_PAGE_SIZE	100
+#define MCP_DEF_GRACE_MS	5000
+#define MCP_DEF_MAX_INFLIGHT	4096	/* per session */
+
+/* Protocol versions as yyyymmdd, so features gate with >=. */
+#define MCP_V20241105	20241105
+#define MCP_V20250326	20250326
+#define MCP_V20250618	20250618
+#define MCP_V20251125	20251125
+#define MCP_V_LATEST	MCP_V20251125
+
+/* ---- buf.c: a growable byte buffer with a read offset ----------------- */
+
+struct buf {
+	char	*data;
+	size_t	 off;	/* bytes before off are consumed */
+	size_t	 len;	/* bytes in use, from 0 */
+	size_t	 cap;
+};
+
+int	 mcp__buf_reserve(struct buf *b, size_t extra) MCP_HIDDEN;
+int	 mcp__buf_add(struct buf *b, const void *p, size_t n) MCP_HIDDEN;
+int	 mcp__buf_addc(struct buf *b, char c) MCP_HIDDEN;
+int	 mcp__buf_adds(struct buf *b, const char *s) MCP_HIDDEN;
+int	 mcp__buf_addjson(struct buf *b, const json_t *v) MCP_HIDDEN;
+void	 mcp__buf_consume(struct buf *b, size_t n) MCP_HIDDEN;
+void	 mcp__buf_reset(struct buf *b) MCP_HIDDEN;
+void	 mcp__buf_free(struct buf *b) MCP_HIDDEN;
+char	*mcp__buf_steal(struct buf *b, size_t *lenp) MCP_HIDDEN;
+
+/* ---- log.c ------------------------------------------------------------ */
+
+extern atomic_int mcp__log_level MCP_HIDDEN;
+#define MCP_LOG(lvl, ...) do {						\
+	if ((lvl) <= atomic_load_explicit(&mcp__log_level,		\
+	    memory_order_relaxed))					\
+		mcp_log((lvl), __VA_ARGS__);				\
+} while (0)
+/* Sets the request id shown by mcp_log on this thread (NULL clears). */
+void	 mcp__log_set_request(const json_t *id) MCP_HIDDEN;
+
+/* ---- base64.c --------------------------------------------------------- */
+
+char	*mcp__base64(const void *data, size_t len) MCP_HIDDEN;
+
+/* ---- jsonrpc.c: the envelope, pure ------------------------------------ */
+
+enum rpc_kind {
+	RPC_REQUEST,
+	RPC_NOTIFICATION,
+	RPC_RESPONSE,
+	RPC_INVALID
+};
+
+struct rpc_msg {
+	enum rpc_kind	 kind;
+	const char	*method;	/* requests and notifications */
+	json_t		*id;		/* borrowed; NULL when unusable */
+	json_t		*params;	/* borrowed; NULL when absent */
+	const char	*why;		/* RPC_INVALID: the reason */
+};
+
+void	 mcp__rpc_classify(json_t *msg, struct rpc_msg *m) MCP_HIDDEN;
+int	 mcp__rpc_result(struct buf *b, const json_t *id,
+	    const json_t *result) MCP_HIDDEN;
+int	 mcp__rpc_error(struct buf *b, const json_t *id, int code,
+	    const char *msg, const json_t *data) MCP_HIDDEN;
+int	 mcp__rpc_notification(struct buf *b, const char *method,
+	    const json_t *params) MCP_HIDDEN;
+/* A key that tells ids apart by value and JSON type ("i42", "s42"). */
+int	 mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
+	    MCP_HIDDEN;
+
+/* ---- registry.c ------------------------------------------------------- */
+
+struct tool {
+	struct tool		*next;		/* registration order */
+	struct tool		*hnext;		/* hash chain */
+	atomic_int		 refs;
+	uint64_t		 seq;		/* registration order, cursor */
+	char			*name;
+	char			*title;
+	char			*description;
+	json_t			*input_schema;
+	json_t			*output_schema;
+	json_t			*annotations;
+	struct mcp__schema	*in;
+	struct mcp__schema	*out;
+	mcp_tool_fn		 fn;
+	void			*udata;
+	void			(*udata_free)(void *);
+};
+
+struct registry {
+	pthread_mutex_t	 lock;
+	struct tool	*head;
+	struct tool	*tail;
+	struct tool	*buckets[64];
+	uint64_t	 next_seq;
+	int		 count;
+};
+
+int	 mcp__registry_new(struct registry *r) MCP_HIDDEN;
+void	 mcp__registry_free(struct registry *r) MCP_HIDDEN;
+/* A referenced tool, or NULL. Release with mcp__tool_unref. */
+struct tool *mcp__registry_get(struct registry *r, const char *name)
+	    MCP_HIDDEN;
+void	 mcp__tool_unref(struct tool *t) MCP_HIDDEN;
+/* tools/list: a page of at most LIMIT tools starting after CURSOR (NULL
+ * for the first page). Returns the result object or NULL on a bad
+ * cursor (*bad set) or ENOMEM. */
+json_t	*mcp__registry_list(struct registry *r, const char *cursor,
+	    int limit, int version, int *bad) MCP_HIDDEN;
+
+/* ---- the call (job): call.c, pool.c, session.c ------------------------ */
+
+struct session;
+struct batch;
+
+struct mcp_call {
+	struct mcp_call	*next;		/* job or completion queue */
+	struct mcp_call	*hnext;		/* session in-flight chain */
+	struct session	*sess;		/* loop-side; a reference */
+	struct batch	*batch;		/* JSON-RPC batch it belongs to */
+	struct tool	*tool;		/* a reference */
+	json_t		*id;		/* owned */
+	json_t		*params;	/* owned; moved to the worker */
+	json_t		*args;		/* borrowed from params */
+	atomic_int	 cancelled;
+	int		 version;	/* negotiated, for result shapes */
+	int		 dropped;	/* loop: no response is to be sent */
+	uint32_t	 hash;
+	char		 key[40];	/* id key; long ids are hashed */
+	/* The result being built, worker side. */
+	json_t		*content;
+	json_t		*structured;
+	int		 is_error;
+	int		 has_text;
+	int		 rpc_code;
+	char		*rpc_msg;
+	/* The serialised response, handed back to the loop. */
+	char		*out;
+	size_t		 outlen;
+};
+
+struct mcp_call *mcp__call_new(void) MCP_HIDDEN;
+void	 mcp__call_free(struct mcp_call *c) MCP_HIDDEN;
+/* Worker: validates, runs the callback, serialises the response. */
+void	 mcp__call_run(struct mcp_call *c) MCP_HIDDEN;
+
+/* ---- pool.c ----------------------------------------------------------- */
+
+struct pool {
+	pthread_t	*threads;
+	int		 nthreads;
+	pthread_mutex_t	 lock;
+	pthread_cond_t	 cond;
+	struct mcp_call	*head;
+	struct mcp_call	*tail;
+	int		 queued;
+	int		 max_queued;
+	int		 idle;
+	int		 stop;
+	/* Completions: workers append, the loop swaps the list out. */
+	pthread_mutex_t	 clock;
+	struct mcp_call	*chead;
+	struct mcp_call	*ctail;
+	struct ev_loop	*loop;
+	ev_async	*wake;
+};
+
+int	 mcp__pool_start(struct pool *p, int nthreads, int max_queued,
+	    struct ev_loop *loop, ev_async *wake) MCP_HIDDEN;
+/* Loop: queues C; MCP_ESTATE when the queue is full (C untouched). */
+int	 mcp__pool_submit(struct pool *p, struct mcp_call *c) MCP_HIDDEN;
+/* Loop: the completed calls, oldest first. */
+struct mcp_call *mcp__pool_completions(struct pool *p) MCP_HIDDEN;
+/* Joins the workers; queued calls that never ran are returned too. */
+struct mcp_call *mcp__pool_stop(struct pool *p) MCP_HIDDEN;
+
+/* ---- session.c -------------------------------------------------------- */
+
+struct session_ops {
+	/* Sends one JSON text (no newline). The transport frames it. */
+	int	(*send)(struct session *s, const char *json, size_t len);
+};
+
+struct session {
+	struct mcp_server		*srv;
+	const struct session_ops	*ops;
+	void				*tdata;		/* the transport's */
+	int				 refs;
+	int				 closed;
+	int				 initialized;
+	int				 version;
+	json_t				*client_caps;
+	json_t				*client_info;
+	struct mcp_call			**buckets;
+	size_t				 nbuckets;
+	int				 inflight;	/* tracked calls */
+	int				 pending;	/* still owed an answer */
+	int				 max_inflight;
+};
+
+struct session *mcp__session_new(struct mcp_server *srv,
+	    const struct session_ops *ops, void *tdata) MCP_HIDDEN;
+/* The transport is gone: flag in-flight calls, drop their answers. */
+void	 mcp__session_close(struct session *s) MCP_HIDDEN;
+void	 mcp__session_unref(struct session *s) MCP_HIDDEN;
+int	 mcp__session_send(struct session *s, const char *json, size_t len)
+	    MCP_HIDDEN;
+int	 mcp__session_sendbuf(struct session *s, struct buf *b) MCP_HIDDEN;
+/* In-flight table, keyed by id value and type. */
+struct mcp_call *mcp__session_find(struct session *s, const char *key,
+	    uint32_t hash) MCP_HIDDEN;
+void	 mcp__session_track(struct session *s, struct mcp_call *c)
+	    MCP_HIDDEN;
+void	 mcp__session_untrack(struct session *s, struct mcp_call *c)
+	    MCP_HIDDEN;
+uint32_t mcp__hash(const char *s) MCP_HIDDEN;
+
+/* ---- protocol.c ------------------------------------------------------- */
+
+/* Parses LEN bytes of one message (or batch) and acts on it. */
+void	 mcp__protocol_input(struct session *s, const char *data, size_t len)
+	    MCP_HIDDEN;
+/* Loop: a call came back from the pool. */
+void	 mcp__protocol_complete(struct mcp_call *c) MCP_HIDDEN;
+/* Flags C cancelled; no answer will be sent for it. */
+void	 mcp__protocol_drop(struct mcp_call *c) MCP_HIDDEN;
+/* Grace period over: answer every call still running with an error. */
+void	 mcp__protocol_abort(struct session *s) MCP_HIDDEN;
+/* Sends an error with the id omitted, e.g. for an oversized line. */
+void	 mcp__protocol_error(struct session *s, int code, const char *msg)
+	    MCP_HIDDEN;
+const char *mcp__version_str(int version) MCP_HIDDEN;
+
+/* ---- transport_stdio.c ------------------------------------------------ */
+
+struct stdio_transport;
+int	 mcp__stdio_new(struct mcp_server *srv, int in_fd, int out_fd)
+	    MCP_HIDDEN;
+void	 mcp__stdio_start(struct stdio_transport *t) MCP_HIDDEN;
+void	 mcp__stdio_stop_input(struct stdio_transport *t) MCP_HIDDEN;
+int	 mcp__stdio_idle(struct stdio_transport *t) MCP_HIDDEN;
+void	 mcp__stdio_flush(struct stdio_transport *t) MCP_HIDDEN;
+void	 mcp__stdio_abort(struct stdio_transport *t) MCP_HIDDEN;
+void	 mcp__stdio_free(struct stdio_transport *t) MCP_HIDDEN;
+
+/* ---- server.c --------------------------------------------------------- */
+
+struct mcp_server {
+	char			*name;
+	char			*version;
+	char			*title;
+	char			*instructions;
+	int			 workers;
+	size_t			 max_message;
+	int			 queue_size;
+	int			 page_size;
+	int			 grace_ms;
+	struct registry		 reg;
+	struct pool		 pool;
+	struct ev_loop		*loop;
+	ev_async		 done;		/* completions ready */
+	ev_async		 stop_async;	/* mcp_server_stop */
+	ev_signal		 sigterm;
+	ev_signal		 sigint;
+	ev_prepare		 flush;		/* write before blocking */
+	ev_timer		 grace;
+	ev_timer		 deadline;
+	atomic_int		 stop_requested;
+	int			 running;
+	int			 draining;
+	int			 aborted;
+	struct stdio_transport	*stdio;
+	int			 want_stdio;
+};
+
+/* A transport ran dry (EOF) or a signal came: stop taking input and
+ * finish when every transport is idle. WITH_GRACE bounds the wait. */
+void	 mcp__server_drain(struct mcp_server *srv, int with_grace) MCP_HIDDEN;
+/* Called when a transport may have become idle while draining. */
+void	 mcp__server_check_drained(struct mcp_server *srv) MCP_HIDDEN;
+
+#endif /* MCP_INT_H */

@@ -1,0 +1,535 @@
+/*
+ * protocol.c: the JSON-RPC 2.0 rules and the MCP methods. Input is one
+ * line (or HTTP body) from a transport; light methods are answered here
+ * on the loop thread, tool calls are queued to the pool and answered in
+ * mcp__protocol_complete when they come back, in whatever order they
+ * finish. Loop thread only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp-int.h"
+
+/* Newest first: an unknown requested version is answered with [0]. */
+static const struct {
+	const char	*name;
+	int		 v;
+} versions[] = {
+	{ "2025-11-25", MCP_V20251125 },
+	{ "2025-06-18", MCP_V20250618 },
+	{ "2025-03-26", MCP_V20250326 },
+	{ "2024-11-05", MCP_V20241105 },
+};
+
+#define NVERSIONS	(sizeof(versions) / sizeof(versions[0]))
+
+/*
+ * A JSON-RPC batch (2025-03-26 only). Answers are collected in OUT as
+ * they arrive and the array goes out when the last call is answered.
+ * Each call in it holds a reference, and so does the parser.
+ */
+struct batch {
+	int		 refs;
+	int		 pending;
+	int		 count;
+	int		 parsing;
+	int		 sent;
+	struct session	*sess;
+	struct buf	 out;
+};
+
+const char *
+mcp__version_str(int version)
+{
+	size_t	 i;
+
+	for (i = 0; i < NVERSIONS; i++)
+		if (versions[i].v == version)
+			return versions[i].name;
+	return versions[0].name;
+}
+
+static void
+batch_unref(struct batch *bt)
+{
+	if (bt == NULL || --bt->refs > 0)
+		return;
+	mcp__buf_free(&bt->out);
+	mcp__session_unref(bt->sess);
+	free(bt);
+}
+
+static void
+batch_add(struct batch *bt, const char *json, size_t len)
+{
+	if (mcp__buf_addc(&bt->out, bt->count ? ',' : '[') != MCP_OK ||
+	    mcp__buf_add(&bt->out, json, len) != MCP_OK) {
+		mcp_log(MCP_LOG_ERR, "batch: out of memory, answer lost");
+		return;
+	}
+	bt->count++;
+}
+
+static void
+batch_flush(struct batch *bt)
+{
+	if (bt->parsing || bt->pending > 0 || bt->sent)
+		return;
+	bt->sent = 1;
+	/* A batch of notifications only is answered with nothing. */
+	if (bt->count > 0 && mcp__buf_addc(&bt->out, ']') == MCP_OK)
+		mcp__session_sendbuf(bt->sess, &bt->out);
+	mcp__buf_free(&bt->out);
+}
+
+/* Sends the message in B, or adds it to the batch. */
+static void
+reply(struct session *s, struct batch *bt, struct buf *b)
+{
+	if (bt != NULL)
+		batch_add(bt, b->data + b->off, b->len - b->off);
+	else
+		mcp__session_sendbuf(s, b);
+}
+
+static void
+reply_error(struct session *s, struct batch *bt, const json_t *id, int code,
+    const char *msg)
+{
+	struct buf	 b = { 0 };
+
+	if (mcp__rpc_error(&b, id, code, msg, NULL) == MCP_OK)
+		reply(s, bt, &b);
+	mcp__buf_free(&b);
+}
+
+static void
+reply_result_new(struct session *s, struct batch *bt, const json_t *id,
+    json_t *result)
+{
+	struct buf	 b = { 0 };
+
+	if (result == NULL) {
+		reply_error(s, bt, id, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+		return;
+	}
+	if (mcp__rpc_result(&b, id, result) == MCP_OK)
+		reply(s, bt, &b);
+	else
+		reply_error(s, bt, id, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+	mcp__buf_free(&b);
+	json_decref(result);
+}
+
+void
+mcp__protocol_error(struct session *s, int code, const char *msg)
+{
+	reply_error(s, NULL, NULL, code, msg);
+}
+
+/* ---- methods answered on the loop ------------------------------------ */
+
+static void
+do_initialize(struct session *s, struct batch *bt, const json_t *id,
+    json_t *params)
+{
+	struct mcp_server	*srv = s->srv;
+	const char		*want;
+	json_t			*res, *info, *caps;
+	size_t			 i;
+
+	if (bt != NULL) {
+		reply_error(s, bt, id, MCP_RPC_INVALID_REQUEST,
+		    "initialize must not be part of a batch");
+		return;
+	}
+	if (s->initialized) {
+		reply_error(s, bt, id, MCP_RPC_INVALID_REQUEST,
+		    "already initialized");
+		return;
+	}
+	want = json_string_value(json_object_get(params, "protocolVersion"));
+	if (want == NULL) {
+		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS,
+		    "initialize: protocolVersion must be a string");
+		return;
+	}
+	/* Echo the client's version when we know it, else offer our latest. */
+	s->version = versions[0].v;
+	for (i = 0; i < NVERSIONS; i++)
+		if (strcmp(want, versions[i].name) == 0)
+			s->version = versions[i].v;
+	s->initialized = 1;
+	caps = json_object_get(params, "capabilities");
+	s->client_caps = json_is_object(caps) ? json_incref(caps) : json_object();
+	s->client_info = json_incref(json_object_get(params, "clientInfo"));
+
+	info = json_pack("{s:s, s:s}", "name", srv->name, "version",
+	    srv->version);
+	if (info != NULL && srv->title != NULL && s->version >= MCP_V20250618)
+		json_object_set_new(info, "title", json_string(srv->title));
+	res = json_pack("{s:s, s:{s:{}}, s:o*}", "protocolVersion",
+	    mcp__version_str(s->version), "capabilities", "tools",
+	    "serverInfo", info);
+	if (res != NULL && srv->instructions != NULL)
+		json_object_set_new(res, "instructions",
+		    json_string(srv->instructions));
+	MCP_LOG(MCP_LOG_INFO, "session initialized: client asked %s, "
+	    "speaking %s", want, mcp__version_str(s->version));
+	reply_result_new(s, bt, id, res);
+}
+
+static void
+do_tools_list(struct session *s, struct batch *bt, const json_t *id,
+    json_t *params)
+{
+	json_t		*cur, *res;
+	int		 bad;
+
+	cur = json_object_get(params, "cursor");
+	if (cur != NULL && !json_is_string(cur)) {
+		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS,
+		    "cursor must be a string");
+		return;
+	}
+	res = mcp__registry_list(&s->srv->reg, json_string_value(cur),
+	    s->srv->page_size, s->version, &bad);
+	if (bad) {
+		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS,
+		    "invalid cursor");
+		return;
+	}
+	reply_result_new(s, bt, id, res);
+}
+
+/*
+ * tools/call: checks what can be checked without running anything, then
+ * moves the params into a call and queues it. From here on the loop does
+ * not touch the params: the worker owns them.
+ */
+static void
+do_tools_call(struct session *s, struct batch *bt, json_t *msg, json_t *id,
+    json_t *params, const char *key, uint32_t hash)
+{
+	struct mcp_call	*c;
+	struct tool	*t;
+	json_t		*name, *args;
+	char		 msgbuf[200];
+
+	name = json_object_get(params, "name");
+	if (!json_is_string(name)) {
+		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS,
+		    "tools/call: name must be a string");
+		return;
+	}
+	args = json_object_get(params, "arguments");
+	if (args != NULL && !json_is_object(args)) {
+		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS,
+		    "tools/call: arguments must be an object");
+		return;
+	}
+	if (s->inflight >= s->max_inflight) {
+		snprintf(msgbuf, sizeof(msgbuf), "server busy: %d requests "
+		    "in flight on this session", s->inflight);
+		reply_error(s, bt, id, MCP_RPC_SERVER_BUSY, msgbuf);
+		return;
+	}
+	t = mcp__registry_get(&s->srv->reg, json_string_value(name));
+	if (t == NULL) {
+		snprintf(msgbuf, sizeof(msgbuf), "unknown tool: %.100s",
+		    json_string_value(name));
+		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS, msgbuf);
+		return;
+	}
+	c = mcp__call_new();
+	if (c == NULL) {
+		mcp__tool_unref(t);
+		reply_error(s, bt, id, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+		return;
+	}
+	if (args == NULL) {
+		args = json_object();
+		json_object_set_new(params, "arguments", args);
+	}
+	c->tool = t;
+	c->id = json_incref(id);
+	c->params = json_incref(params);
+	c->args = args;
+	c->version = s->version;
+	c->hash = hash;
+	memcpy(c->key, key, sizeof(c->key));
+	/* Detach id and params: from here the worker owns them. */
+	json_object_del(msg, "params");
+	json_object_del(msg, "id");
+	mcp__session_track(s, c);
+	if (bt != NULL) {
+		c->batch = bt;
+		bt->refs++;
+		bt->pending++;
+	}
+	if (mcp__pool_submit(&s->srv->pool, c) != MCP_OK) {
+		snprintf(msgbuf, sizeof(msgbuf), "server busy: %d calls "
+		    "queued, try again later", s->srv->queue_size);
+		reply_error(s, bt, c->id, MCP_RPC_SERVER_BUSY, msgbuf);
+		mcp__session_untrack(s, c);
+		s->pending--;
+		if (bt != NULL) {
+			bt->pending--;
+			batch_unref(bt);
+		}
+		mcp__call_free(c);
+		mcp__session_unref(s);
+	}
+}
+
+/* ---- notifications ---------------------------------------------------- */
+
+void
+mcp__protocol_drop(struct mcp_call *c)
+{
+	if (c->dropped)
+		return;
+	atomic_store(&c->cancelled, 1);
+	c->dropped = 1;
+	c->sess->pending--;
+	if (c->batch != NULL) {
+		c->batch->pending--;
+		batch_flush(c->batch);
+	}
+}
+
+static void
+do_cancelled(struct session *s, json_t *params)
+{
+	struct mcp_call	*c;
+	json_t		*rid;
+	char		 key[sizeof(c->key)];
+
+	rid = json_object_get(params, "requestId");
+	if (mcp__rpc_id_key(rid, key, sizeof(key)) != MCP_OK)
+		return;		/* malformed: ignored, never answered */
+	c = mcp__session_find(s, key, mcp__hash(key));
+	if (c == NULL)
+		return;		/* finished already, or never existed */
+	MCP_LOG(MCP_LOG_INFO, "call %s cancelled by the client", key + 1);
+	mcp__protocol_drop(c);
+	mcp__server_check_drained(s->srv);
+}
+
+static void
+notification(struct session *s, const struct rpc_msg *m)
+{
+	if (strcmp(m->method, "notifications/cancelled") == 0)
+		do_cancelled(s, m->params);
+	else if (strcmp(m->method, "notifications/initialized") == 0)
+		;		/* nothing to do: requests are already allowed */
+	else
+		MCP_LOG(MCP_LOG_DEBUG, "ignoring notification %.80s",
+		    m->method);
+}
+
+/* ---- dispatch --------------------------------------------------------- */
+
+static void
+request(struct session *s, struct batch *bt, json_t *msg,
+    const struct rpc_msg *m)
+{
+	const char	*method = m->method;
+	char		 key[sizeof(((struct mcp_call *)0)->key)];
+	char		 why[160];
+	uint32_t	 hash;
+
+	if (m->params != NULL && !json_is_object(m->params)) {
+		reply_error(s, bt, m->id, MCP_RPC_INVALID_PARAMS,
+		    "params must be an object");
+		return;
+	}
+	mcp__rpc_id_key(m->id, key, sizeof(key));
+	hash = mcp__hash(key);
+	if (mcp__session_find(s, key, hash) != NULL) {
+		reply_error(s, bt, m->id, MCP_RPC_INVALID_REQUEST,
+		    "request id is already in flight");
+		return;
+	}
+	if (strcmp(method, "ping") == 0) {
+		reply_result_new(s, bt, m->id, json_object());
+		return;
+	}
+	if (strcmp(method, "initialize") == 0) {
+		do_initialize(s, bt, m->id, m->params);
+		return;
+	}
+	if (!s->initialized) {
+		reply_error(s, bt, m->id, MCP_RPC_INVALID_REQUEST,
+		    "not initialized: send initialize first");
+		return;
+	}
+	if (strcmp(method, "tools/call") == 0) {
+		if (m->params == NULL)
+			reply_error(s, bt, m->id, MCP_RPC_INVALID_PARAMS,
+			    "tools/call needs params");
+		else
+			do_tools_call(s, bt, msg, m->id, m->params, key, hash);
+	} else if (strcmp(method, "tools/list") == 0) {
+		do_tools_list(s, bt, m->id, m->params);
+	} else {
+		snprintf(why, sizeof(why), "method not found: %.100s", method);
+		reply_error(s, bt, m->id, MCP_RPC_METHOD_NOT_FOUND, why);
+	}
+}
+
+static void
+message(struct session *s, struct batch *bt, json_t *msg)
+{
+	struct rpc_msg	 m;
+
+	mcp__rpc_classify(msg, &m);
+	switch (m.kind) {
+	case RPC_REQUEST:
+		mcp__log_set_request(m.id);
+		request(s, bt, msg, &m);
+		mcp__log_set_request(NULL);
+		break;
+	case RPC_NOTIFICATION:
+		notification(s, &m);
+		break;
+	case RPC_RESPONSE:
+		MCP_LOG(MCP_LOG_DEBUG, "ignoring a response to no request");
+		break;
+	case RPC_INVALID:
+		/* why == NULL: a malformed notification, never answered. */
+		if (m.why != NULL)
+			reply_error(s, bt, m.id, MCP_RPC_INVALID_REQUEST,
+			    m.why);
+		break;
+	}
+}
+
+static void
+batch(struct session *s, json_t *arr)
+{
+	struct batch	*bt;
+	size_t		 i;
+	char		 why[120];
+
+	if (json_array_size(arr) == 0) {
+		mcp__protocol_error(s, MCP_RPC_INVALID_REQUEST,
+		    "empty batch");
+		return;
+	}
+	if (!s->initialized || s->version != MCP_V20250326) {
+		snprintf(why, sizeof(why), "batches are not supported by "
+		    "protocol %s", s->initialized ?
+		    mcp__version_str(s->version) : "before initialize");
+		mcp__protocol_error(s, MCP_RPC_INVALID_REQUEST, why);
+		return;
+	}
+	bt = calloc(1, sizeof(*bt));
+	if (bt == NULL) {
+		mcp__protocol_error(s, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+		return;
+	}
+	bt->refs = 1;
+	bt->parsing = 1;
+	bt->sess = s;
+	s->refs++;
+	for (i = 0; i < json_array_size(arr); i++)
+		message(s, bt, json_array_get(arr, i));
+	bt->parsing = 0;
+	batch_flush(bt);
+	batch_unref(bt);
+}
+
+void
+mcp__protocol_input(struct session *s, const char *data, size_t len)
+{
+	json_t		*msg;
+	json_error_t	 e;
+	char		 why[200];
+
+	msg = json_loadb(data, len, 0, &e);
+	if (msg == NULL) {
+		if (json_error_code(&e) == json_error_numeric_overflow) {
+			snprintf(why, sizeof(why), "number out of range: %s",
+			    e.text);
+			mcp__protocol_error(s, MCP_RPC_INVALID_REQUEST, why);
+			return;
+		}
+		snprintf(why, sizeof(why), "parse error: %s at byte %d",
+		    e.text, e.position);
+		mcp__protocol_error(s, MCP_RPC_PARSE_ERROR, why);
+		return;
+	}
+	if (json_is_array(msg))
+		batch(s, msg);
+	else
+		message(s, NULL, msg);
+	json_decref(msg);
+}
+
+/* ---- completions ------------------------------------------------------ */
+
+void
+mcp__protocol_complete(struct mcp_call *c)
+{
+	struct session	*s = c->sess;
+
+	mcp__session_untrack(s, c);
+	if (c->dropped) {
+		if (c->out != NULL || s->closed)
+			MCP_LOG(MCP_LOG_INFO, "dropping the result of "
+			    "cancelled call %s", c->key + 1);
+	} else {
+		s->pending--;
+		if (c->out == NULL) {
+			reply_error(s, c->batch, c->id, MCP_RPC_INTERNAL_ERROR,
+			    "out of memory");
+		} else if (c->batch != NULL) {
+			batch_add(c->batch, c->out, c->outlen);
+		} else {
+			mcp__session_send(s, c->out, c->outlen);
+		}
+		if (c->batch != NULL) {
+			c->batch->pending--;
+			batch_flush(c->batch);
+		}
+	}
+	batch_unref(c->batch);
+	mcp__call_free(c);
+	mcp__session_unref(s);
+}
+
+/*
+ * The grace period is over: every call still owed an answer gets an
+ * error now, so no request goes unanswered, and is flagged cancelled so
+ * that its late result is dropped.
+ */
+void
+mcp__protocol_abort(struct session *s)
+{
+	struct mcp_call	*c;
+	struct batch	*bt;
+	size_t		 i;
+
+	for (i = 0; i < s->nbuckets; i++)
+		for (c = s->buckets[i]; c != NULL; c = c->hnext) {
+			if (c->dropped)
+				continue;
+			bt = c->batch;
+			reply_error(s, bt, c->id, MCP_RPC_INTERNAL_ERROR,
+			    "server shutting down: the call did not finish "
+			    "within the grace period");
+			c->batch = NULL;
+			mcp__protocol_drop(c);
+			if (bt != NULL) {
+				bt->pending--;
+				batch_flush(bt);
+				batch_unref(bt);
+			}
+		}
+}

@@ -1,0 +1,401 @@
+/*
+ * registry.c: the tool table. Tools keep their registration order (for
+ * tools/list and its cursors) and are found by name through a small hash.
+ * Any thread may register or remove tools, so the table has a mutex; a
+ * tool is reference-counted, so a call already running keeps its tool
+ * alive after it is removed. Schemas are parsed and compiled once, here.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp-int.h"
+
+uint32_t
+mcp__hash(const char *s)
+{
+	uint32_t	 h = 2166136261u;
+
+	while (*s != '\0')
+		h = (h ^ (unsigned char)*s++) * 16777619u;
+	return h;
+}
+
+int
+mcp__registry_new(struct registry *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->next_seq = 1;
+	if (pthread_mutex_init(&r->lock, NULL) != 0)
+		return MCP_ESYS;
+	return MCP_OK;
+}
+
+static void
+tool_free(struct tool *t)
+{
+	if (t->udata_free != NULL)
+		t->udata_free(t->udata);
+	free(t->name);
+	free(t->title);
+	free(t->description);
+	json_decref(t->input_schema);
+	json_decref(t->output_schema);
+	json_decref(t->annotations);
+	mcp__schema_free(t->in);
+	mcp__schema_free(t->out);
+	free(t);
+}
+
+void
+mcp__tool_unref(struct tool *t)
+{
+	if (t != NULL && atomic_fetch_sub(&t->refs, 1) == 1)
+		tool_free(t);
+}
+
+void
+mcp__registry_free(struct registry *r)
+{
+	struct tool	*t, *next;
+
+	for (t = r->head; t != NULL; t = next) {
+		next = t->next;
+		mcp__tool_unref(t);
+	}
+	r->head = r->tail = NULL;
+	pthread_mutex_destroy(&r->lock);
+}
+
+/* Lock held. */
+static struct tool *
+lookup(struct registry *r, const char *name, struct tool ***slotp)
+{
+	struct tool	**slot;
+
+	slot = &r->buckets[mcp__hash(name) % 64];
+	while (*slot != NULL && strcmp((*slot)->name, name) != 0)
+		slot = &(*slot)->hnext;
+	if (slotp != NULL)
+		*slotp = slot;
+	return *slot;
+}
+
+struct tool *
+mcp__registry_get(struct registry *r, const char *name)
+{
+	struct tool	*t;
+
+	pthread_mutex_lock(&r->lock);
+	t = lookup(r, name, NULL);
+	if (t != NULL)
+		atomic_fetch_add(&t->refs, 1);
+	pthread_mutex_unlock(&r->lock);
+	return t;
+}
+
+/*
+ * Parses TEXT as a JSON object schema and compiles it. Returns the JSON
+ * (a new reference) and the compiled form, or NULL after logging why.
+ */
+static json_t *
+parse_schema(const char *tool, const char *what, const char *text,
+    struct mcp__schema **out)
+{
+	json_t		*j;
+	json_error_t	 e;
+	char		 err[160];
+
+	j = json_loads(text, JSON_REJECT_DUPLICATES, &e);
+	if (j == NULL) {
+		mcp_log(MCP_LOG_ERR, "tool %s: %s is not JSON: %s", tool,
+		    what, e.text);
+		return NULL;
+	}
+	*out = mcp__schema_compile(j, 1, err, sizeof(err));
+	if (*out == NULL) {
+		mcp_log(MCP_LOG_ERR, "tool %s: bad %s: %s", tool, what, err);
+		json_decref(j);
+		return NULL;
+	}
+	return j;
+}
+
+static int
+valid_name(const char *name)
+{
+	size_t	 n = strlen(name);
+
+	/* 2025-11-25 tool-name guidance: 1-128 of [A-Za-z0-9_.-]. */
+	if (n == 0 || n > 128)
+		return 0;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVW"
+	    "XYZ0123456789_-.") == n;
+}
+
+int
+mcp_tool_register(mcp_server *srv, const char *name, const char *description,
+    const char *input_schema, mcp_tool_fn fn, void *udata,
+    void (*udata_free)(void *))
+{
+	struct tool	*t, **slot;
+	int		 rc = MCP_ENOMEM;
+
+	if (srv == NULL)
+		goto fail;
+	rc = MCP_EINVAL;
+	if (name == NULL || fn == NULL || !valid_name(name)) {
+		mcp_log(MCP_LOG_ERR, "mcp_tool_register: bad name or callback");
+		goto fail;
+	}
+	rc = MCP_ENOMEM;
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		goto fail;
+	atomic_init(&t->refs, 1);
+	t->fn = fn;
+	t->name = strdup(name);
+	t->description = description ? strdup(description) : NULL;
+	if (t->name == NULL || (description != NULL && t->description == NULL))
+		goto fail_tool;
+	t->input_schema = parse_schema(name, "input schema",
+	    input_schema ? input_schema : "{\"type\":\"object\"}", &t->in);
+	if (t->input_schema == NULL) {
+		rc = MCP_EINVAL;
+		goto fail_tool;
+	}
+	pthread_mutex_lock(&srv->reg.lock);
+	if (lookup(&srv->reg, name, &slot) != NULL) {
+		pthread_mutex_unlock(&srv->reg.lock);
+		mcp_log(MCP_LOG_ERR, "mcp_tool_register: %s exists", name);
+		rc = MCP_EEXIST;
+		goto fail_tool;
+	}
+	/* Only now does the tool own the user data. */
+	t->udata = udata;
+	t->udata_free = udata_free;
+	t->seq = srv->reg.next_seq++;
+	*slot = t;
+	if (srv->reg.tail != NULL)
+		srv->reg.tail->next = t;
+	else
+		srv->reg.head = t;
+	srv->reg.tail = t;
+	srv->reg.count++;
+	pthread_mutex_unlock(&srv->reg.lock);
+	return MCP_OK;
+
+fail_tool:
+	tool_free(t);
+fail:
+	if (udata_free != NULL)
+		udata_free(udata);
+	return rc;
+}
+
+int
+mcp_tool_unregister(mcp_server *srv, const char *name)
+{
+	struct tool	*t, **slot, *p, *prev;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (name == NULL)
+		return MCP_EINVAL;
+	pthread_mutex_lock(&srv->reg.lock);
+	t = lookup(&srv->reg, name, &slot);
+	if (t == NULL) {
+		pthread_mutex_unlock(&srv->reg.lock);
+		return MCP_ENOENT;
+	}
+	*slot = t->hnext;
+	prev = NULL;
+	for (p = srv->reg.head; p != t; p = p->next)
+		prev = p;
+	if (prev != NULL)
+		prev->next = t->next;
+	else
+		srv->reg.head = t->next;
+	if (srv->reg.tail == t)
+		srv->reg.tail = prev;
+	srv->reg.count--;
+	pthread_mutex_unlock(&srv->reg.lock);
+	mcp__tool_unref(t);
+	return MCP_OK;
+}
+
+/* Applies SET to the named tool under the lock. */
+static int
+tool_update(mcp_server *srv, const char *name,
+    int (*set)(struct tool *, const char *), const char *arg)
+{
+	struct tool	*t;
+	int		 rc;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (name == NULL)
+		return MCP_EINVAL;
+	pthread_mutex_lock(&srv->reg.lock);
+	t = lookup(&srv->reg, name, NULL);
+	rc = t == NULL ? MCP_ENOENT : set(t, arg);
+	pthread_mutex_unlock(&srv->reg.lock);
+	return rc;
+}
+
+static int
+set_title(struct tool *t, const char *s)
+{
+	char	*p = NULL;
+
+	if (s != NULL && (p = strdup(s)) == NULL)
+		return MCP_ENOMEM;
+	free(t->title);
+	t->title = p;
+	return MCP_OK;
+}
+
+static int
+set_output_schema(struct tool *t, const char *s)
+{
+	struct mcp__schema	*c = NULL;
+	json_t			*j = NULL;
+
+	if (s != NULL) {
+		j = parse_schema(t->name, "output schema", s, &c);
+		if (j == NULL)
+			return MCP_EINVAL;
+	}
+	/*
+	 * A worker may be validating against the old schema right now, so
+	 * the old one is kept until the tool goes; output schemas are set
+	 * once at setup in practice, so this costs nothing real.
+	 */
+	if (t->out != NULL) {
+		mcp__schema_free(c);
+		json_decref(j);
+		mcp_log(MCP_LOG_ERR, "tool %s: output schema already set",
+		    t->name);
+		return MCP_ESTATE;
+	}
+	t->out = c;
+	t->output_schema = j;
+	return MCP_OK;
+}
+
+static int
+set_annotations(struct tool *t, const char *s)
+{
+	json_t		*j = NULL;
+	json_error_t	 e;
+
+	if (s != NULL) {
+		j = json_loads(s, JSON_REJECT_DUPLICATES, &e);
+		if (!json_is_object(j)) {
+			json_decref(j);
+			mcp_log(MCP_LOG_ERR, "tool %s: annotations must be "
+			    "a JSON object", t->name);
+			return MCP_EINVAL;
+		}
+	}
+	json_decref(t->annotations);
+	t->annotations = j;
+	return MCP_OK;
+}
+
+int
+mcp_tool_set_title(mcp_server *srv, const char *name, const char *title)
+{
+	return tool_update(srv, name, set_title, title);
+}
+
+int
+mcp_tool_set_output_schema(mcp_server *srv, const char *name,
+    const char *schema)
+{
+	return tool_update(srv, name, set_output_schema, schema);
+}
+
+int
+mcp_tool_set_annotations(mcp_server *srv, const char *name,
+    const char *annotations)
+{
+	return tool_update(srv, name, set_annotations, annotations);
+}
+
+/* The Tool object as the negotiated VERSION knows it. Lock held. */
+static json_t *
+tool_json(const struct tool *t, int version)
+{
+	json_t	*o;
+
+	o = json_pack("{s:s, s:O}", "name", t->name, "inputSchema",
+	    t->input_schema);
+	if (o == NULL)
+		return NULL;
+	if (t->title != NULL && version >= MCP_V20250618)
+		json_object_set_new(o, "title", json_string(t->title));
+	if (t->description != NULL)
+		json_object_set_new(o, "description",
+		    json_string(t->description));
+	if (t->output_schema != NULL && version >= MCP_V20250618)
+		json_object_set(o, "outputSchema", t->output_schema);
+	if (t->annotations != NULL && version >= MCP_V20250326)
+		json_object_set(o, "annotations", t->annotations);
+	return o;
+}
+
+/*
+ * The cursor is the registration number of the next tool, in hex. It
+ * survives tools being added or removed between pages: nothing is
+ * skipped or repeated except what really changed.
+ */
+json_t *
+mcp__registry_list(struct registry *r, const char *cursor, int limit,
+    int version, int *bad)
+{
+	json_t		*res, *arr, *o;
+	struct tool	*t;
+	uint64_t	 from = 0;
+	char		 next[24], *end;
+	int		 n = 0;
+
+	*bad = 0;
+	if (cursor != NULL) {
+		if (cursor[0] != 'c' || strlen(cursor) > 17 ||
+		    cursor[1] == '\0') {
+			*bad = 1;
+			return NULL;
+		}
+		from = strtoull(cursor + 1, &end, 16);
+		if (*end != '\0') {
+			*bad = 1;
+			return NULL;
+		}
+	}
+	arr = json_array();
+	res = json_pack("{s:o}", "tools", arr);
+	if (res == NULL)
+		return NULL;
+	pthread_mutex_lock(&r->lock);
+	for (t = r->head; t != NULL; t = t->next) {
+		if (t->seq < from)
+			continue;
+		if (limit > 0 && n == limit) {
+			snprintf(next, sizeof(next), "c%" PRIx64, t->seq);
+			json_object_set_new(res, "nextCursor",
+			    json_string(next));
+			break;
+		}
+		o = tool_json(t, version);
+		if (o == NULL || json_array_append_new(arr, o) != 0) {
+			pthread_mutex_unlock(&r->lock);
+			json_decref(res);
+			return NULL;
+		}
+		n++;
+	}
+	pthread_mutex_unlock(&r->lock);
+	return res;
+}

@@ -1,0 +1,1702 @@
+/*
+ * schema.c: a small JSON Schema validator (2020-12, with the draft-07 and
+ * draft-04 spellings of the same keywords) for tools/call arguments and
+ * structuredContent. A schema is compiled once, at tool registration on
+ * the setup thread, into a graph of nodes with every keyword already looked
+ * up, type-checked and converted (numbers, counts, child pointers, property
+ * tables), so validation, which runs on worker threads for every call,
+ * never searches a schema by keyword name. The compiled graph is never
+ * written after compilation, and validation keeps all of its state on the
+ * stack, so any number of workers may validate against one schema at once.
+ * Keywords left out on purpose: "pattern", "patternProperties" and "format"
+ * (the standard wants ECMA-262 regular expressions, which POSIX regcomp
+ * does not implement, so matching them with it would reject valid input),
+ * and the applicators nobody writes in tool schemas (if/then/else,
+ * contains, propertyNames, dependent*, unevaluated*, $dynamicRef). Unknown
+ * keywords are ignored, as the standard requires.
+ */
+#include <ctype.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schema.h"
+
+/*
+ * How many $ref a validation may follow in one chain. A compiled schema may
+ * be cyclic ({"$ref":"#"}), and only a $ref can close a cycle, so this cap
+ * alone guarantees that validation ends.
+ */
+#define REF_MAXDEPTH	64
+
+/* Above this many properties, a node gets a hash index instead of a scan. */
+#define PROP_LINEAR	8
+
+#if defined(__GNUC__)
+#define PRINTFLIKE(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PRINTFLIKE(f, a)
+#endif
+
+/* Instance types, as a mask in node.types (0: any type). */
+#define T_OBJECT	0x01u
+#define T_ARRAY		0x02u
+#define T_STRING	0x04u
+#define T_NUMBER	0x08u
+#define T_INTEGER	0x10u
+#define T_BOOLEAN	0x20u
+#define T_NULL		0x40u
+
+/* node.flags */
+#define F_FALSE		0x0001u	/* the schema false: nothing is valid */
+#define F_MIN		0x0002u
+#define F_MAX		0x0004u
+#define F_XMIN		0x0008u
+#define F_XMAX		0x0010u
+#define F_MULT		0x0020u
+#define F_UNIQUE	0x0040u
+#define F_PATTERN	0x0080u	/* has patternProperties: skip additional */
+#define F_OBJKW		0x0100u	/* some object keyword is present */
+#define F_ARRKW		0x0200u
+#define F_STRKW		0x0400u
+#define F_NUMKW		0x0800u
+#define F_APPLY		0x1000u	/* allOf, anyOf, oneOf, not or $ref */
+
+static const struct {
+	const char	*name;
+	unsigned	 bit;
+} types[] = {
+	{ "object", T_OBJECT },
+	{ "array", T_ARRAY },
+	{ "string", T_STRING },
+	{ "number", T_NUMBER },
+	{ "integer", T_INTEGER },
+	{ "boolean", T_BOOLEAN },
+	{ "null", T_NULL },
+};
+
+/* A number from a schema or an instance, kept exact when it is integral. */
+struct num {
+	int		 isint;
+	long long	 i;
+	double		 d;
+};
+
+struct prop {
+	const char	*name;	/* borrowed from the schema's copy */
+	struct node	*sub;
+};
+
+struct node {
+	const json_t	 *src;		/* compiled from this ($ref memo) */
+	unsigned	  flags;
+	unsigned	  types;
+	struct num	  min;
+	struct num	  max;
+	struct num	  xmin;
+	struct num	  xmax;
+	struct num	  mult;
+	long long	  minlen;	/* string length bounds, code points */
+	long long	  maxlen;
+	long long	  minitems;
+	long long	  maxitems;
+	long long	  minprops;
+	long long	  maxprops;
+	const json_t	 *enumv;	/* borrowed from the schema's copy */
+	const json_t	 *constv;
+	struct prop	 *props;
+	size_t		  nprops;
+	json_t		 *pindex;	/* name -> index, if nprops is big */
+	const char	**req;
+	size_t		  nreq;
+	struct node	 *addl;		/* additionalProperties; NULL: any */
+	struct node	**prefix;	/* prefixItems (or draft-07 items[]) */
+	size_t		  nprefix;
+	struct node	 *items;	/* items after the prefix; NULL: any */
+	struct node	**allof;
+	size_t		  nallof;
+	struct node	**anyof;
+	size_t		  nanyof;
+	struct node	**oneof;
+	size_t		  noneof;
+	struct node	 *notn;
+	struct node	 *ref;
+};
+
+struct mcp__schema {
+	json_t		 *doc;		/* our copy; nodes borrow from it */
+	struct node	 *root;
+	struct node	**nodes;	/* every node, for the memo and free */
+	size_t		  nnodes;
+	size_t		  capnodes;
+};
+
+/* A bounded, always NUL-terminated string under construction. */
+struct sbuf {
+	char		*b;
+	size_t		 cap;
+	size_t		 len;
+	int		 trunc;
+};
+
+/* A location in the schema, innermost first, for compile errors. */
+struct spath {
+	const struct spath	*up;
+	const char		*key;	/* NULL: an array index */
+	size_t			 idx;
+};
+
+/* A location in the instance, innermost first, for validation errors. */
+struct path {
+	const struct path	*up;
+	const char		*key;	/* NULL: an array index */
+	size_t			 idx;
+};
+
+struct cctx {
+	struct mcp__schema	*s;
+	char			*err;
+	size_t			 errlen;
+};
+
+struct vctx {
+	char		*err;
+	size_t		 errlen;
+	const char	*root;
+	int		 quiet;		/* in anyOf/oneOf/not: no messages */
+	int		 aborted;	/* $ref cap hit: fail everything */
+};
+
+static int	v_node(struct vctx *, const struct node *, const json_t *,
+		    const struct path *, int);
+static void	num_fmt(char *, size_t, const struct num *);
+static void	num_get(const json_t *, struct num *);
+
+static void
+sb_putn(struct sbuf *sb, const char *s, size_t n)
+{
+	size_t	 room;
+
+	room = sb->cap - 1 - sb->len;
+	if (n > room) {
+		n = room;
+		sb->trunc = 1;
+	}
+	memcpy(sb->b + sb->len, s, n);
+	sb->len += n;
+	sb->b[sb->len] = '\0';
+}
+
+static void
+sb_puts(struct sbuf *sb, const char *s)
+{
+	sb_putn(sb, s, strlen(s));
+}
+
+static void
+sb_vprintf(struct sbuf *sb, const char *fmt, va_list ap)
+{
+	size_t	 room;
+	int	 r;
+
+	room = sb->cap - sb->len;
+	r = vsnprintf(sb->b + sb->len, room, fmt, ap);
+	if (r < 0)
+		sb->b[sb->len] = '\0';
+	else if ((size_t)r >= room) {
+		sb->len = sb->cap - 1;
+		sb->trunc = 1;
+	} else
+		sb->len += (size_t)r;
+}
+
+static void PRINTFLIKE(2, 3)
+sb_printf(struct sbuf *sb, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	sb_vprintf(sb, fmt, ap);
+	va_end(ap);
+}
+
+/*
+ * Appends S as a double-quoted string, escaping quotes, backslashes and
+ * control characters, so that a message stays on one line whatever names
+ * a client sends.
+ */
+static void
+sb_quote(struct sbuf *sb, const char *s)
+{
+	char	 esc[8];
+
+	sb_putn(sb, "\"", 1);
+	for (; *s != '\0'; s++) {
+		if (*s == '"' || *s == '\\') {
+			esc[0] = '\\';
+			esc[1] = *s;
+			sb_putn(sb, esc, 2);
+		} else if ((unsigned char)*s < 0x20 || *s == 0x7f) {
+			snprintf(esc, sizeof(esc), "\\u%04x",
+			    (unsigned)(unsigned char)*s);
+			sb_puts(sb, esc);
+		} else
+			sb_putn(sb, s, 1);
+	}
+	sb_putn(sb, "\"", 1);
+}
+
+/*
+ * Appends V as compact JSON. Hand-written rather than json_dumpb because
+ * jansson's encoder marks the containers it visits (its loop check), and V
+ * belongs to a schema that other threads may be reading at the same time.
+ * Numbers come out as in num_fmt, reals keeping a decimal point.
+ */
+static void
+sb_json(struct sbuf *sb, const json_t *v)
+{
+	const char	*key;
+	const json_t	*e;
+	struct num	 n;
+	char		 buf[40];
+	size_t		 i;
+
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		sb_putn(sb, "{", 1);
+		i = 0;
+		json_object_foreach((json_t *)v, key, e) {
+			if (sb->trunc)
+				break;
+			if (i++ > 0)
+				sb_putn(sb, ",", 1);
+			sb_quote(sb, key);
+			sb_putn(sb, ":", 1);
+			sb_json(sb, e);
+		}
+		sb_putn(sb, "}", 1);
+		break;
+	case JSON_ARRAY:
+		sb_putn(sb, "[", 1);
+		for (i = 0; i < json_array_size(v) && !sb->trunc; i++) {
+			if (i > 0)
+				sb_putn(sb, ",", 1);
+			sb_json(sb, json_array_get(v, i));
+		}
+		sb_putn(sb, "]", 1);
+		break;
+	case JSON_STRING:
+		sb_quote(sb, json_string_value(v));
+		break;
+	case JSON_INTEGER:
+	case JSON_REAL:
+		num_get(v, &n);
+		num_fmt(buf, sizeof(buf), &n);
+		sb_puts(sb, buf);
+		if (!n.isint && strpbrk(buf, ".eEin") == NULL)
+			sb_putn(sb, ".0", 2);
+		break;
+	case JSON_TRUE:
+		sb_puts(sb, "true");
+		break;
+	case JSON_FALSE:
+		sb_puts(sb, "false");
+		break;
+	default:
+		sb_puts(sb, "null");
+		break;
+	}
+}
+
+/*
+ * Finishes SB: when it was cut short, drops a UTF-8 sequence left
+ * incomplete at the end, because callers put the message into a json_t and
+ * jansson refuses invalid UTF-8.
+ */
+static void
+sb_end(struct sbuf *sb)
+{
+	size_t		 j;
+	size_t		 need;
+	unsigned char	 c;
+
+	if (sb->trunc) {
+		j = sb->len;
+		while (j > 0 && ((unsigned char)sb->b[j - 1] & 0xc0) == 0x80)
+			j--;
+		if (j > 0) {
+			c = (unsigned char)sb->b[j - 1];
+			need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 :
+			    c >= 0xc0 ? 2 : 1;
+			if (sb->len - (j - 1) < need)
+				sb->len = j - 1;
+		}
+	}
+	sb->b[sb->len] = '\0';
+}
+
+/* Formats N so that it reads back as the same value. */
+static void
+num_fmt(char *buf, size_t sz, const struct num *n)
+{
+	if (n->isint) {
+		snprintf(buf, sz, "%lld", n->i);
+		return;
+	}
+	snprintf(buf, sz, "%.15g", n->d);
+	if (strtod(buf, NULL) != n->d)
+		snprintf(buf, sz, "%.17g", n->d);
+}
+
+static void
+num_get(const json_t *v, struct num *n)
+{
+	if (json_is_integer(v)) {
+		n->isint = 1;
+		n->i = json_integer_value(v);
+		n->d = (double)n->i;
+	} else {
+		n->isint = 0;
+		n->i = 0;
+		n->d = json_number_value(v);
+	}
+}
+
+/* Returns <0, 0 or >0 as A is below, equal to or above B. */
+static int
+num_cmp(const struct num *a, const struct num *b)
+{
+	if (a->isint && b->isint)
+		return (a->i > b->i) - (a->i < b->i);
+	return (a->d > b->d) - (a->d < b->d);
+}
+
+/* Is the real D an integer that a long long holds exactly? */
+static int
+real_integral(double d, long long *out)
+{
+	if (!isfinite(d) || d != floor(d) || d < -9223372036854775808.0 ||
+	    d >= 9223372036854775808.0)
+		return 0;
+	*out = (long long)d;
+	return 1;
+}
+
+/*
+ * JSON equality for enum, const and uniqueItems. Unlike json_equal, an
+ * integer and a real are equal when their values are, as JSON Schema says
+ * (1 and 1.0 are the same number).
+ */
+static int
+jeq(const json_t *a, const json_t *b)
+{
+	const char	*key;
+	const json_t	*va;
+	long long	 i;
+	size_t		 n;
+	size_t		 k;
+
+	if (a == b)
+		return 1;
+	if (json_is_number(a) && json_is_number(b)) {
+		if (json_is_integer(a) && json_is_integer(b))
+			return json_integer_value(a) == json_integer_value(b);
+		if (json_is_real(a) && json_is_real(b))
+			return json_real_value(a) == json_real_value(b);
+		if (json_is_integer(a)) {
+			va = a;
+			a = b;
+			b = va;
+		}
+		return real_integral(json_real_value(a), &i) &&
+		    i == json_integer_value(b);
+	}
+	if (json_typeof(a) != json_typeof(b))
+		return 0;
+	switch (json_typeof(a)) {
+	case JSON_STRING:
+		n = json_string_length(a);
+		return n == json_string_length(b) &&
+		    memcmp(json_string_value(a), json_string_value(b), n) == 0;
+	case JSON_ARRAY:
+		n = json_array_size(a);
+		if (n != json_array_size(b))
+			return 0;
+		for (k = 0; k < n; k++)
+			if (!jeq(json_array_get(a, k), json_array_get(b, k)))
+				return 0;
+		return 1;
+	case JSON_OBJECT:
+		if (json_object_size(a) != json_object_size(b))
+			return 0;
+		json_object_foreach((json_t *)a, key, va) {
+			if (json_object_get(b, key) == NULL ||
+			    !jeq(va, json_object_get(b, key)))
+				return 0;
+		}
+		return 1;
+	default:
+		/* true, false and null: the types already matched. */
+		return 1;
+	}
+}
+
+static const char *
+json_type_name(const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return "object";
+	case JSON_ARRAY:
+		return "array";
+	case JSON_STRING:
+		return "string";
+	case JSON_INTEGER:
+		return "integer";
+	case JSON_REAL:
+		return "number";
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return "boolean";
+	default:
+		return "null";
+	}
+}
+
+/* ---- Compilation ------------------------------------------------------ */
+
+static void
+spath_render(struct sbuf *sb, const struct spath *p)
+{
+	const char	*s;
+
+	if (p->up == NULL) {
+		sb_puts(sb, p->key);
+		return;
+	}
+	spath_render(sb, p->up);
+	sb_putn(sb, "/", 1);
+	if (p->key == NULL) {
+		sb_printf(sb, "%zu", p->idx);
+		return;
+	}
+	for (s = p->key; *s != '\0'; s++) {
+		if (*s == '~')
+			sb_putn(sb, "~0", 2);
+		else if (*s == '/')
+			sb_putn(sb, "~1", 2);
+		else
+			sb_putn(sb, s, 1);
+	}
+}
+
+/*
+ * Records a compile error as "<schema pointer>[/KW]: <message>" and returns
+ * -1, for the callers' convenience.
+ */
+static int PRINTFLIKE(4, 5)
+cfail(struct cctx *c, const struct spath *p, const char *kw,
+    const char *fmt, ...)
+{
+	struct sbuf	 sb;
+	va_list		 ap;
+
+	if (c->err == NULL || c->errlen == 0)
+		return -1;
+	sb.b = c->err;
+	sb.cap = c->errlen;
+	sb.len = 0;
+	sb.trunc = 0;
+	sb.b[0] = '\0';
+	if (p != NULL) {
+		spath_render(&sb, p);
+		if (kw != NULL) {
+			sb_putn(&sb, "/", 1);
+			sb_puts(&sb, kw);
+		}
+		sb_puts(&sb, ": ");
+	}
+	va_start(ap, fmt);
+	sb_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	sb_end(&sb);
+	return -1;
+}
+
+/* Allocates a node for JS and records it in the schema's node list. */
+static struct node *
+node_new(struct cctx *c, const json_t *js, const struct spath *p)
+{
+	struct mcp__schema	 *s = c->s;
+	struct node		**nv;
+	struct node		 *n;
+	size_t			  cap;
+
+	if (s->nnodes == s->capnodes) {
+		cap = s->capnodes == 0 ? 16 : s->capnodes * 2;
+		nv = realloc(s->nodes, cap * sizeof(*nv));
+		if (nv == NULL) {
+			cfail(c, p, NULL, "out of memory");
+			return NULL;
+		}
+		s->nodes = nv;
+		s->capnodes = cap;
+	}
+	n = calloc(1, sizeof(*n));
+	if (n == NULL) {
+		cfail(c, p, NULL, "out of memory");
+		return NULL;
+	}
+	n->src = js;
+	n->maxlen = LLONG_MAX;
+	n->maxitems = LLONG_MAX;
+	n->maxprops = LLONG_MAX;
+	s->nodes[s->nnodes++] = n;
+	return n;
+}
+
+static void
+node_free(struct node *n)
+{
+	free(n->props);
+	json_decref(n->pindex);
+	free(n->req);
+	free(n->prefix);
+	free(n->allof);
+	free(n->anyof);
+	free(n->oneof);
+	free(n);
+}
+
+static struct node	*c_schema(struct cctx *, const json_t *,
+			    const struct spath *);
+
+/*
+ * Compiles JS unless a node for that very JSON value exists already, which
+ * is what makes recursive $ref terminate: a node joins the list before its
+ * children are compiled, so a $ref back to an ancestor finds it.
+ */
+static struct node *
+c_memo(struct cctx *c, const json_t *js, const struct spath *p)
+{
+	size_t	 i;
+
+	for (i = 0; i < c->s->nnodes; i++)
+		if (c->s->nodes[i]->src == js)
+			return c->s->nodes[i];
+	return c_schema(c, js, p);
+}
+
+/* Reads keyword KW as a number into OUT: 1 if present, 0 if not, -1. */
+static int
+c_num(struct cctx *c, const json_t *js, const struct spath *p,
+    const char *kw, struct num *out)
+{
+	const json_t	*v;
+
+	v = json_object_get(js, kw);
+	if (v == NULL)
+		return 0;
+	if (!json_is_number(v))
+		return cfail(c, p, kw, "must be a number, not %s",
+		    json_type_name(v));
+	num_get(v, out);
+	return 1;
+}
+
+/* Reads keyword KW as a non-negative integer: 1 if present, 0 if not, -1. */
+static int
+c_count(struct cctx *c, const json_t *js, const struct spath *p,
+    const char *kw, long long *out)
+{
+	const json_t	*v;
+	double		 d;
+
+	v = json_object_get(js, kw);
+	if (v == NULL)
+		return 0;
+	if (json_is_integer(v) && json_integer_value(v) >= 0) {
+		*out = json_integer_value(v);
+		return 1;
+	}
+	if (json_is_real(v)) {
+		d = json_real_value(v);
+		if (d >= 0 && d == floor(d)) {
+			*out = d >= 9223372036854775807.0 ? LLONG_MAX :
+			    (long long)d;
+			return 1;
+		}
+	}
+	return cfail(c, p, kw, "must be a non-negative integer");
+}
+
+/* Compiles the schema at JS[KW] into *OUT: 1 if present, 0 if not, -1. */
+static int
+c_sub(struct cctx *c, const json_t *js, const struct spath *p,
+    const char *kw, struct node **out)
+{
+	struct spath	 sp;
+	const json_t	*v;
+
+	v = json_object_get(js, kw);
+	if (v == NULL)
+		return 0;
+	sp.up = p;
+	sp.key = kw;
+	sp.idx = 0;
+	*out = c_schema(c, v, &sp);
+	return *out == NULL ? -1 : 1;
+}
+
+/* Compiles an array of schemas (allOf, prefixItems...) from V. */
+static int
+c_array(struct cctx *c, const json_t *v, const struct spath *p,
+    const char *kw, struct node ***out, size_t *nout)
+{
+	struct spath	 sp;
+	struct spath	 ip;
+	size_t		 i;
+	size_t		 n;
+
+	if (!json_is_array(v) || json_array_size(v) == 0)
+		return cfail(c, p, kw, "must be a non-empty array of schemas");
+	n = json_array_size(v);
+	*out = calloc(n, sizeof(**out));
+	if (*out == NULL)
+		return cfail(c, p, kw, "out of memory");
+	*nout = n;
+	sp.up = p;
+	sp.key = kw;
+	sp.idx = 0;
+	for (i = 0; i < n; i++) {
+		ip.up = &sp;
+		ip.key = NULL;
+		ip.idx = i;
+		(*out)[i] = c_schema(c, json_array_get(v, i), &ip);
+		if ((*out)[i] == NULL)
+			return -1;
+	}
+	return 1;
+}
+
+static int
+c_type(struct cctx *c, struct node *n, const json_t *v,
+    const struct spath *p)
+{
+	const json_t	*e;
+	const char	*name;
+	size_t		 i;
+	size_t		 k;
+	size_t		 cnt;
+	unsigned	 bit;
+
+	if (json_is_string(v))
+		cnt = 1;
+	else if (json_is_array(v) && json_array_size(v) > 0)
+		cnt = json_array_size(v);
+	else
+		return cfail(c, p, "type",
+		    "must be a string or a non-empty array of strings");
+	for (i = 0; i < cnt; i++) {
+		e = json_is_string(v) ? v : json_array_get(v, i);
+		if (!json_is_string(e))
+			return cfail(c, p, "type",
+			    "must be a string or a non-empty array of strings");
+		name = json_string_value(e);
+		bit = 0;
+		for (k = 0; k < sizeof(types) / sizeof(types[0]); k++)
+			if (strcmp(name, types[k].name) == 0)
+				bit = types[k].bit;
+		if (bit == 0)
+			return cfail(c, p, "type", "unknown type \"%s\"", name);
+		n->types |= bit;
+	}
+	return 0;
+}
+
+static int
+c_exclusive(struct cctx *c, struct node *n, const json_t *js,
+    const struct spath *p, int lower)
+{
+	const char	*kw = lower ? "exclusiveMinimum" : "exclusiveMaximum";
+	const json_t	*v;
+	unsigned	 inc = lower ? F_MIN : F_MAX;
+	unsigned	 exc = lower ? F_XMIN : F_XMAX;
+	struct num	*bound = lower ? &n->min : &n->max;
+	struct num	*xbound = lower ? &n->xmin : &n->xmax;
+
+	v = json_object_get(js, kw);
+	if (v == NULL)
+		return 0;
+	if (json_is_number(v)) {
+		num_get(v, xbound);
+		n->flags |= exc;
+		return 0;
+	}
+	if (!json_is_boolean(v))
+		return cfail(c, p, kw, "must be a number (or, in draft-04, "
+		    "a boolean)");
+	/* Draft-04: a boolean that makes minimum/maximum exclusive. */
+	if (json_is_true(v) && (n->flags & inc)) {
+		*xbound = *bound;
+		n->flags = (n->flags & ~inc) | exc;
+	}
+	return 0;
+}
+
+static int
+c_properties(struct cctx *c, struct node *n, const json_t *js,
+    const struct spath *p)
+{
+	struct spath	 sp;
+	struct spath	 kp;
+	const json_t	*v;
+	const json_t	*sub;
+	const char	*key;
+	size_t		 i;
+
+	v = json_object_get(js, "properties");
+	if (v == NULL)
+		return 0;
+	if (!json_is_object(v))
+		return cfail(c, p, "properties", "must be an object");
+	n->nprops = json_object_size(v);
+	if (n->nprops == 0)
+		return 0;
+	n->props = calloc(n->nprops, sizeof(*n->props));
+	if (n->props == NULL)
+		return cfail(c, p, "properties", "out of memory");
+	if (n->nprops > PROP_LINEAR) {
+		n->pindex = json_object();
+		if (n->pindex == NULL)
+			return cfail(c, p, "properties", "out of memory");
+	}
+	sp.up = p;
+	sp.key = "properties";
+	sp.idx = 0;
+	i = 0;
+	json_object_foreach((json_t *)v, key, sub) {
+		kp.up = &sp;
+		kp.key = key;
+		kp.idx = 0;
+		n->props[i].name = key;
+		n->props[i].sub = c_schema(c, sub, &kp);
+		if (n->props[i].sub == NULL)
+			return -1;
+		if (n->pindex != NULL && json_object_set_new(n->pindex, key,
+		    json_integer((json_int_t)i)) == -1)
+			return cfail(c, p, "properties", "out of memory");
+		i++;
+	}
+	return 0;
+}
+
+static int
+c_required(struct cctx *c, struct node *n, const json_t *js,
+    const struct spath *p)
+{
+	const json_t	*v;
+	const json_t	*e;
+	size_t		 i;
+
+	v = json_object_get(js, "required");
+	if (v == NULL)
+		return 0;
+	if (!json_is_array(v))
+		return cfail(c, p, "required", "must be an array of strings");
+	n->nreq = json_array_size(v);
+	if (n->nreq == 0)
+		return 0;
+	n->req = calloc(n->nreq, sizeof(*n->req));
+	if (n->req == NULL)
+		return cfail(c, p, "required", "out of memory");
+	for (i = 0; i < n->nreq; i++) {
+		e = json_array_get(v, i);
+		if (!json_is_string(e))
+			return cfail(c, p, "required",
+			    "must be an array of strings");
+		n->req[i] = json_string_value(e);
+	}
+	return 0;
+}
+
+/*
+ * Items, in both spellings: 2020-12 has prefixItems for the leading items
+ * and items for the rest; draft-07 has items as an array for the leading
+ * items and additionalItems for the rest, or items as one schema for all.
+ */
+static int
+c_items(struct cctx *c, struct node *n, const json_t *js,
+    const struct spath *p)
+{
+	const json_t	*prefix;
+	const json_t	*items;
+
+	prefix = json_object_get(js, "prefixItems");
+	items = json_object_get(js, "items");
+	if (prefix != NULL) {
+		if (c_array(c, prefix, p, "prefixItems", &n->prefix,
+		    &n->nprefix) == -1)
+			return -1;
+		return c_sub(c, js, p, "items", &n->items) == -1 ? -1 : 0;
+	}
+	if (json_is_array(items)) {
+		if (json_array_size(items) > 0 && c_array(c, items, p,
+		    "items", &n->prefix, &n->nprefix) == -1)
+			return -1;
+		return c_sub(c, js, p, "additionalItems", &n->items) == -1 ?
+		    -1 : 0;
+	}
+	return c_sub(c, js, p, "items", &n->items) == -1 ? -1 : 0;
+}
+
+/*
+ * Resolves REF, a same-document reference ("#" or "#/json/pointer", URI
+ * percent-escapes and RFC 6901 ~0 ~1 escapes allowed) against the root.
+ * Returns NULL, with a reason, when REF is not local or leads nowhere.
+ */
+static const json_t *
+resolve(struct cctx *c, const char *ref, const struct spath *p)
+{
+	const json_t	*cur;
+	char		*buf;
+	char		*tok;
+	char		*end;
+	char		*w;
+	const char	*r;
+	char		 hex[3];
+	size_t		 idx;
+	int		 more;
+
+	if (ref[0] != '#' || (ref[1] != '\0' && ref[1] != '/')) {
+		cfail(c, p, "$ref", "only local references (\"#\" or "
+		    "\"#/...\") are supported, not \"%s\"", ref);
+		return NULL;
+	}
+	buf = malloc(strlen(ref) + 1);
+	if (buf == NULL) {
+		cfail(c, p, "$ref", "out of memory");
+		return NULL;
+	}
+	/* The fragment is percent-decoded first, then read as a pointer. */
+	w = buf;
+	for (r = ref + 1; *r != '\0'; r++) {
+		if (*r == '%' && isxdigit((unsigned char)r[1]) &&
+		    isxdigit((unsigned char)r[2])) {
+			hex[0] = r[1];
+			hex[1] = r[2];
+			hex[2] = '\0';
+			*w = (char)strtol(hex, NULL, 16);
+			if (*w == '\0')
+				goto fail;
+			w++;
+			r += 2;
+		} else
+			*w++ = *r;
+	}
+	*w = '\0';
+	cur = c->s->doc;
+	tok = buf;
+	more = *tok == '/';
+	while (cur != NULL && more) {
+		tok++;
+		end = tok + strcspn(tok, "/");
+		more = *end == '/';
+		*end = '\0';
+		/* Unescape ~1 and ~0 in place; the token only shrinks. */
+		w = tok;
+		for (r = tok; r < end; r++) {
+			if (*r == '~' && (r[1] == '0' || r[1] == '1')) {
+				*w++ = r[1] == '0' ? '~' : '/';
+				r++;
+			} else
+				*w++ = *r;
+		}
+		*w = '\0';
+		if (json_is_object(cur))
+			cur = json_object_get(cur, tok);
+		else if (json_is_array(cur) && w > tok &&
+		    strspn(tok, "0123456789") == (size_t)(w - tok) &&
+		    (tok[0] != '0' || w - tok == 1)) {
+			idx = 0;
+			for (r = tok; r < w; r++)
+				idx = idx * 10 + (size_t)(*r - '0');
+			cur = json_array_get(cur, idx);
+		} else
+			cur = NULL;
+		tok = end;
+	}
+	if (cur == NULL)
+		goto fail;
+	free(buf);
+	return cur;
+fail:
+	free(buf);
+	cfail(c, p, "$ref", "cannot resolve \"%s\"", ref);
+	return NULL;
+}
+
+static int
+c_ref(struct cctx *c, struct node *n, const json_t *js,
+    const struct spath *p)
+{
+	struct spath	 rp;
+	const json_t	*v;
+	const json_t	*target;
+
+	v = json_object_get(js, "$ref");
+	if (v == NULL)
+		return 0;
+	if (!json_is_string(v))
+		return cfail(c, p, "$ref", "must be a string");
+	target = resolve(c, json_string_value(v), p);
+	if (target == NULL)
+		return -1;
+	/* Errors inside the target are reported at the target's pointer. */
+	rp.up = NULL;
+	rp.key = json_string_value(v);
+	rp.idx = 0;
+	n->ref = c_memo(c, target, &rp);
+	return n->ref == NULL ? -1 : 0;
+}
+
+/*
+ * Compiles the definitions under $defs and definitions too, although only
+ * a $ref reaches them, so that a mistake there is reported at registration
+ * rather than never.
+ */
+static int
+c_defs(struct cctx *c, const json_t *js, const struct spath *p,
+    const char *kw)
+{
+	struct spath	 sp;
+	struct spath	 kp;
+	const json_t	*v;
+	const json_t	*sub;
+	const char	*key;
+
+	v = json_object_get(js, kw);
+	if (v == NULL)
+		return 0;
+	if (!json_is_object(v))
+		return cfail(c, p, kw, "must be an object");
+	sp.up = p;
+	sp.key = kw;
+	sp.idx = 0;
+	json_object_foreach((json_t *)v, key, sub) {
+		kp.up = &sp;
+		kp.key = key;
+		kp.idx = 0;
+		if (c_memo(c, sub, &kp) == NULL)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+c_keywords(struct cctx *c, struct node *n, const json_t *js,
+    const struct spath *p)
+{
+	const json_t	*v;
+	int		 r;
+
+	v = json_object_get(js, "type");
+	if (v != NULL && c_type(c, n, v, p) == -1)
+		return -1;
+
+	v = json_object_get(js, "enum");
+	if (v != NULL && !json_is_array(v))
+		return cfail(c, p, "enum", "must be an array");
+	n->enumv = v;
+	n->constv = json_object_get(js, "const");
+
+	/* Numbers. */
+	r = c_num(c, js, p, "minimum", &n->min);
+	if (r == -1)
+		return -1;
+	if (r == 1)
+		n->flags |= F_MIN;
+	r = c_num(c, js, p, "maximum", &n->max);
+	if (r == -1)
+		return -1;
+	if (r == 1)
+		n->flags |= F_MAX;
+	if (c_exclusive(c, n, js, p, 1) == -1 ||
+	    c_exclusive(c, n, js, p, 0) == -1)
+		return -1;
+	r = c_num(c, js, p, "multipleOf", &n->mult);
+	if (r == -1)
+		return -1;
+	if (r == 1) {
+		if (n->mult.d <= 0)
+			return cfail(c, p, "multipleOf",
+			    "must be greater than 0");
+		n->flags |= F_MULT;
+	}
+	if (n->flags & (F_MIN | F_MAX | F_XMIN | F_XMAX | F_MULT))
+		n->flags |= F_NUMKW;
+
+	/* Strings. */
+	if (c_count(c, js, p, "minLength", &n->minlen) == -1 ||
+	    c_count(c, js, p, "maxLength", &n->maxlen) == -1)
+		return -1;
+	if (n->minlen > 0 || n->maxlen < LLONG_MAX)
+		n->flags |= F_STRKW;
+
+	/* Arrays. */
+	if (c_count(c, js, p, "minItems", &n->minitems) == -1 ||
+	    c_count(c, js, p, "maxItems", &n->maxitems) == -1)
+		return -1;
+	v = json_object_get(js, "uniqueItems");
+	if (v != NULL && !json_is_boolean(v))
+		return cfail(c, p, "uniqueItems", "must be a boolean");
+	if (json_is_true(v))
+		n->flags |= F_UNIQUE;
+	if (c_items(c, n, js, p) == -1)
+		return -1;
+	if (n->minitems > 0 || n->maxitems < LLONG_MAX ||
+	    (n->flags & F_UNIQUE) || n->nprefix > 0 || n->items != NULL)
+		n->flags |= F_ARRKW;
+
+	/* Objects. */
+	if (c_count(c, js, p, "minProperties", &n->minprops) == -1 ||
+	    c_count(c, js, p, "maxProperties", &n->maxprops) == -1)
+		return -1;
+	if (c_required(c, n, js, p) == -1 ||
+	    c_properties(c, n, js, p) == -1 ||
+	    c_sub(c, js, p, "additionalProperties", &n->addl) == -1)
+		return -1;
+	v = json_object_get(js, "patternProperties");
+	if (v != NULL && !json_is_object(v))
+		return cfail(c, p, "patternProperties", "must be an object");
+	if (json_object_size(v) > 0)
+		n->flags |= F_PATTERN;
+	if (n->minprops > 0 || n->maxprops < LLONG_MAX || n->nreq > 0 ||
+	    n->nprops > 0 || n->addl != NULL)
+		n->flags |= F_OBJKW;
+
+	/* Applicators. */
+	v = json_object_get(js, "allOf");
+	if (v != NULL && c_array(c, v, p, "allOf", &n->allof,
+	    &n->nallof) == -1)
+		return -1;
+	v = json_object_get(js, "anyOf");
+	if (v != NULL && c_array(c, v, p, "anyOf", &n->anyof,
+	    &n->nanyof) == -1)
+		return -1;
+	v = json_object_get(js, "oneOf");
+	if (v != NULL && c_array(c, v, p, "oneOf", &n->oneof,
+	    &n->noneof) == -1)
+		return -1;
+	if (c_sub(c, js, p, "not", &n->notn) == -1 ||
+	    c_defs(c, js, p, "$defs") == -1 ||
+	    c_defs(c, js, p, "definitions") == -1 ||
+	    c_ref(c, n, js, p) == -1)
+		return -1;
+	if (n->nallof > 0 || n->nanyof > 0 || n->noneof > 0 ||
+	    n->notn != NULL || n->ref != NULL)
+		n->flags |= F_APPLY;
+	return 0;
+}
+
+static struct node *
+c_schema(struct cctx *c, const json_t *js, const struct spath *p)
+{
+	struct node	*n;
+
+	if (!json_is_object(js) && !json_is_boolean(js)) {
+		cfail(c, p, NULL, "a schema must be an object or a boolean, "
+		    "not %s", json_type_name(js));
+		return NULL;
+	}
+	n = node_new(c, js, p);
+	if (n == NULL)
+		return NULL;
+	if (json_is_false(js))
+		n->flags |= F_FALSE;
+	else if (json_is_object(js) && c_keywords(c, n, js, p) == -1)
+		return NULL;
+	return n;
+}
+
+struct mcp__schema *
+mcp__schema_compile(const json_t *schema, int require_object, char *err,
+    size_t errlen)
+{
+	struct mcp__schema	*s;
+	struct cctx		 c;
+	struct spath		 root;
+	const json_t		*type;
+
+	c.s = NULL;
+	c.err = err;
+	c.errlen = errlen;
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (schema == NULL) {
+		cfail(&c, NULL, NULL, "no schema");
+		return NULL;
+	}
+	if (require_object) {
+		if (!json_is_object(schema)) {
+			cfail(&c, NULL, NULL, "schema must be a JSON object, "
+			    "not %s", json_type_name(schema));
+			return NULL;
+		}
+		type = json_object_get(schema, "type");
+		if (type == NULL) {
+			cfail(&c, NULL, NULL, "schema has no \"type\"; it "
+			    "must be \"object\"");
+			return NULL;
+		}
+		if (!json_is_string(type) ||
+		    strcmp(json_string_value(type), "object") != 0) {
+			cfail(&c, NULL, NULL, "schema \"type\" must be "
+			    "\"object\"");
+			return NULL;
+		}
+	}
+	s = calloc(1, sizeof(*s));
+	if (s == NULL) {
+		cfail(&c, NULL, NULL, "out of memory");
+		return NULL;
+	}
+	c.s = s;
+	s->doc = json_deep_copy(schema);
+	if (s->doc == NULL) {
+		cfail(&c, NULL, NULL, "out of memory");
+		goto fail;
+	}
+	root.up = NULL;
+	root.key = "#";
+	root.idx = 0;
+	s->root = c_schema(&c, s->doc, &root);
+	if (s->root == NULL)
+		goto fail;
+	return s;
+fail:
+	mcp__schema_free(s);
+	return NULL;
+}
+
+void
+mcp__schema_free(struct mcp__schema *s)
+{
+	size_t	 i;
+
+	if (s == NULL)
+		return;
+	for (i = 0; i < s->nnodes; i++)
+		node_free(s->nodes[i]);
+	free(s->nodes);
+	json_decref(s->doc);
+	free(s);
+}
+
+/* ---- Validation ------------------------------------------------------- */
+
+static int
+is_ident(const char *s)
+{
+	if (!(isalpha((unsigned char)*s) || *s == '_' || *s == '$'))
+		return 0;
+	for (s++; *s != '\0'; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '$'))
+			return 0;
+	return 1;
+}
+
+/* Renders P the way a JavaScript programmer would: a.b["c d"][2]. */
+static void
+path_render(struct sbuf *sb, const struct path *p)
+{
+	if (p == NULL)
+		return;
+	path_render(sb, p->up);
+	if (p->key == NULL)
+		sb_printf(sb, "[%zu]", p->idx);
+	else if (is_ident(p->key)) {
+		sb_putn(sb, ".", 1);
+		sb_puts(sb, p->key);
+	} else {
+		sb_putn(sb, "[", 1);
+		sb_quote(sb, p->key);
+		sb_putn(sb, "]", 1);
+	}
+}
+
+/*
+ * Starts an error message at P in SB: returns 0 when no message is wanted
+ * (no buffer, or inside a branch of anyOf/oneOf/not) unless FORCE.
+ */
+static int
+err_begin(struct vctx *c, const struct path *p, struct sbuf *sb, int force)
+{
+	if (c->err == NULL || c->errlen == 0 || (c->quiet && !force))
+		return 0;
+	sb->b = c->err;
+	sb->cap = c->errlen;
+	sb->len = 0;
+	sb->trunc = 0;
+	sb->b[0] = '\0';
+	sb_puts(sb, c->root);
+	path_render(sb, p);
+	sb_puts(sb, ": ");
+	return 1;
+}
+
+static int PRINTFLIKE(3, 4)
+fail(struct vctx *c, const struct path *p, const char *fmt, ...)
+{
+	struct sbuf	 sb;
+	va_list		 ap;
+
+	if (!err_begin(c, p, &sb, 0))
+		return -1;
+	va_start(ap, fmt);
+	sb_vprintf(&sb, fmt, ap);
+	va_end(ap);
+	sb_end(&sb);
+	return -1;
+}
+
+/* "<path>: WHAT "KEY"", with KEY quoted and escaped. */
+static int
+fail_key(struct vctx *c, const struct path *p, const char *what,
+    const char *key)
+{
+	struct sbuf	 sb;
+
+	if (!err_begin(c, p, &sb, 0))
+		return -1;
+	sb_puts(&sb, what);
+	sb_quote(&sb, key);
+	sb_end(&sb);
+	return -1;
+}
+
+static int
+fail_const(struct vctx *c, const struct path *p, const json_t *v)
+{
+	struct sbuf	 sb;
+
+	if (!err_begin(c, p, &sb, 0))
+		return -1;
+	sb_puts(&sb, "must be equal to ");
+	sb_json(&sb, v);
+	sb_end(&sb);
+	return -1;
+}
+
+static int
+fail_enum(struct vctx *c, const struct path *p, const json_t *v)
+{
+	struct sbuf	 sb;
+	size_t		 i;
+
+	if (!err_begin(c, p, &sb, 0))
+		return -1;
+	sb_puts(&sb, json_array_size(v) == 0 ? "no value is allowed here" :
+	    "must be one of ");
+	for (i = 0; i < json_array_size(v) && !sb.trunc; i++) {
+		if (i > 0)
+			sb_puts(&sb, ", ");
+		sb_json(&sb, json_array_get(v, i));
+	}
+	sb_end(&sb);
+	return -1;
+}
+
+static int
+fail_type(struct vctx *c, const struct path *p, unsigned mask,
+    const json_t *inst)
+{
+	struct sbuf	 sb;
+	size_t		 i;
+	size_t		 n;
+	size_t		 k;
+
+	if (!err_begin(c, p, &sb, 0))
+		return -1;
+	/* "number" already says "integer". */
+	if (mask & T_NUMBER)
+		mask &= ~T_INTEGER;
+	n = 0;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++)
+		if (mask & types[i].bit)
+			n++;
+	sb_puts(&sb, "expected ");
+	k = 0;
+	for (i = 0; i < sizeof(types) / sizeof(types[0]); i++) {
+		if (!(mask & types[i].bit))
+			continue;
+		if (k > 0)
+			sb_puts(&sb, k + 1 == n ? " or " : ", ");
+		sb_puts(&sb, types[i].name);
+		k++;
+	}
+	sb_puts(&sb, ", got ");
+	sb_puts(&sb, json_type_name(inst));
+	sb_end(&sb);
+	return -1;
+}
+
+static int
+type_ok(unsigned mask, const json_t *v)
+{
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		return (mask & T_OBJECT) != 0;
+	case JSON_ARRAY:
+		return (mask & T_ARRAY) != 0;
+	case JSON_STRING:
+		return (mask & T_STRING) != 0;
+	case JSON_INTEGER:
+		return (mask & (T_NUMBER | T_INTEGER)) != 0;
+	case JSON_REAL:
+		if (mask & T_NUMBER)
+			return 1;
+		/* 1.0 is an integer to JSON Schema, and so is 1e300. */
+		return (mask & T_INTEGER) != 0 &&
+		    isfinite(json_real_value(v)) &&
+		    json_real_value(v) == floor(json_real_value(v));
+	case JSON_TRUE:
+	case JSON_FALSE:
+		return (mask & T_BOOLEAN) != 0;
+	default:
+		return (mask & T_NULL) != 0;
+	}
+}
+
+static const char *
+plural(long long n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+static const struct node *
+prop_find(const struct node *n, const char *key)
+{
+	const json_t	*ix;
+	size_t		 i;
+
+	if (n->pindex != NULL) {
+		ix = json_object_get(n->pindex, key);
+		return ix == NULL ? NULL :
+		    n->props[json_integer_value(ix)].sub;
+	}
+	for (i = 0; i < n->nprops; i++)
+		if (strcmp(n->props[i].name, key) == 0)
+			return n->props[i].sub;
+	return NULL;
+}
+
+static int
+v_object(struct vctx *c, const struct node *n, const json_t *inst,
+    const struct path *p, int rdepth)
+{
+	const struct node	*sub;
+	struct path		 cp;
+	const char		*key;
+	json_t			*val;
+	long long		 size;
+	size_t			 i;
+
+	size = (long long)json_object_size(inst);
+	if (size < n->minprops)
+		return fail(c, p, "must have at least %lld %s", n->minprops,
+		    plural(n->minprops, "property", "properties"));
+	if (size > n->maxprops)
+		return fail(c, p, "must have at most %lld %s", n->maxprops,
+		    plural(n->maxprops, "property", "properties"));
+	for (i = 0; i < n->nreq; i++)
+		if (json_object_get(inst, n->req[i]) == NULL)
+			return fail_key(c, p, "missing required property ",
+			    n->req[i]);
+	if (n->nprops == 0 && n->addl == NULL)
+		return 0;
+	json_object_foreach((json_t *)inst, key, val) {
+		sub = prop_find(n, key);
+		if (sub == NULL) {
+			if (n->addl == NULL || (n->flags & F_PATTERN))
+				continue;
+			sub = n->addl;
+			if (sub->flags & F_FALSE)
+				return fail_key(c, p, "unexpected property ",
+				    key);
+		}
+		cp.up = p;
+		cp.key = key;
+		cp.idx = 0;
+		if (v_node(c, sub, val, &cp, rdepth) == -1)
+			return -1;
+	}
+	return 0;
+}
+
+static int
+v_array(struct vctx *c, const struct node *n, const json_t *inst,
+    const struct path *p, int rdepth)
+{
+	const struct node	*sub;
+	struct path		 cp;
+	long long		 size;
+	size_t			 i;
+	size_t			 j;
+
+	size = (long long)json_array_size(inst);
+	if (size < n->minitems)
+		return fail(c, p, "must have at least %lld %s", n->minitems,
+		    plural(n->minitems, "item", "items"));
+	if (size > n->maxitems)
+		return fail(c, p, "must have at most %lld %s", n->maxitems,
+		    plural(n->maxitems, "item", "items"));
+	for (i = 0; i < (size_t)size; i++) {
+		sub = i < n->nprefix ? n->prefix[i] : n->items;
+		if (sub == NULL)
+			break;
+		if (i >= n->nprefix && (sub->flags & F_FALSE))
+			return fail(c, p, "must have at most %zu %s",
+			    n->nprefix, plural((long long)n->nprefix,
+			    "item", "items"));
+		cp.up = p;
+		cp.key = NULL;
+		cp.idx = i;
+		if (v_node(c, sub, json_array_get(inst, i), &cp,
+		    rdepth) == -1)
+			return -1;
+	}
+	if (n->flags & F_UNIQUE)
+		for (i = 0; i < (size_t)size; i++)
+			for (j = i + 1; j < (size_t)size; j++)
+				if (jeq(json_array_get(inst, i),
+				    json_array_get(inst, j)))
+					return fail(c, p, "must not contain "
+					    "duplicates ([%zu] and [%zu] are "
+					    "equal)", i, j);
+	return 0;
+}
+
+static int
+v_string(struct vctx *c, const struct node *n, const json_t *inst,
+    const struct path *p)
+{
+	const unsigned char	*s;
+	size_t			 bytes;
+	size_t			 i;
+	long long		 cps;
+
+	bytes = json_string_length(inst);
+	/* A code point takes at least one byte: often no need to count. */
+	if ((long long)bytes >= n->minlen && (long long)bytes <= n->maxlen)
+		return 0;
+	s = (const unsigned char *)json_string_value(inst);
+	cps = 0;
+	for (i = 0; i < bytes; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			cps++;
+	if (cps < n->minlen)
+		return fail(c, p, "must be at least %lld character%s long",
+		    n->minlen, plural(n->minlen, "", "s"));
+	if (cps > n->maxlen)
+		return fail(c, p, "must be at most %lld character%s long",
+		    n->maxlen, plural(n->maxlen, "", "s"));
+	return 0;
+}
+
+static int
+multiple_ok(const struct num *v, const struct num *m)
+{
+	double	 q;
+
+	if (v->isint && m->isint)
+		return v->i % m->i == 0;
+	q = v->d / m->d;
+	if (!isfinite(q))
+		return 0;
+	/* Decimal fractions are inexact in binary: 0.3 / 0.1 is 2.999... */
+	return fabs(q - nearbyint(q)) <= 1e-9 * fmax(1.0, fabs(q));
+}
+
+static int
+v_number(struct vctx *c, const struct node *n, const json_t *inst,
+    const struct path *p)
+{
+	struct num	 v;
+	char		 buf[40];
+
+	num_get(inst, &v);
+	if ((n->flags & F_MIN) && num_cmp(&v, &n->min) < 0) {
+		num_fmt(buf, sizeof(buf), &n->min);
+		return fail(c, p, "must be >= %s", buf);
+	}
+	if ((n->flags & F_MAX) && num_cmp(&v, &n->max) > 0) {
+		num_fmt(buf, sizeof(buf), &n->max);
+		return fail(c, p, "must be <= %s", buf);
+	}
+	if ((n->flags & F_XMIN) && num_cmp(&v, &n->xmin) <= 0) {
+		num_fmt(buf, sizeof(buf), &n->xmin);
+		return fail(c, p, "must be > %s", buf);
+	}
+	if ((n->flags & F_XMAX) && num_cmp(&v, &n->xmax) >= 0) {
+		num_fmt(buf, sizeof(buf), &n->xmax);
+		return fail(c, p, "must be < %s", buf);
+	}
+	if ((n->flags & F_MULT) && !multiple_ok(&v, &n->mult)) {
+		num_fmt(buf, sizeof(buf), &n->mult);
+		return fail(c, p, "must be a multiple of %s", buf);
+	}
+	return 0;
+}
+
+/*
+ * Runs N against INST with messages off, for a branch of anyOf, oneOf or
+ * not. Returns 0 or -1 like v_node; when c->aborted is set afterwards the
+ * $ref cap fired, and the -1 must be passed up, never inverted or ignored.
+ */
+static int
+v_quiet(struct vctx *c, const struct node *n, const json_t *inst,
+    const struct path *p, int rdepth)
+{
+	int	 saved;
+	int	 r;
+
+	saved = c->quiet;
+	c->quiet = 1;
+	r = v_node(c, n, inst, p, rdepth);
+	c->quiet = saved;
+	return r;
+}
+
+static int
+v_apply(struct vctx *c, const struct node *n, const json_t *inst,
+    const struct path *p, int rdepth)
+{
+	struct sbuf	 sb;
+	size_t		 i;
+	size_t		 first;
+	size_t		 hits;
+
+	for (i = 0; i < n->nallof; i++)
+		if (v_node(c, n->allof[i], inst, p, rdepth) == -1)
+			return -1;
+	if (n->nanyof > 0) {
+		for (i = 0; i < n->nanyof; i++) {
+			if (v_quiet(c, n->anyof[i], inst, p, rdepth) == 0)
+				break;
+			if (c->aborted)
+				return -1;
+		}
+		if (i == n->nanyof)
+			return fail(c, p, "must match at least one schema "
+			    "in anyOf");
+	}
+	if (n->noneof > 0) {
+		hits = 0;
+		first = 0;
+		for (i = 0; i < n->noneof && hits < 2; i++) {
+			if (v_quiet(c, n->oneof[i], inst, p, rdepth) == 0) {
+				if (hits++ == 0)
+					first = i;
+			} else if (c->aborted)
+				return -1;
+		}
+		if (hits == 0)
+			return fail(c, p, "must match exactly one schema in "
+			    "oneOf, but matches none");
+		if (hits > 1)
+			return fail(c, p, "must match exactly one schema in "
+			    "oneOf, but matches [%zu] and [%zu]", first,
+			    i - 1);
+	}
+	if (n->notn != NULL) {
+		if (v_quiet(c, n->notn, inst, p, rdepth) == 0)
+			return fail(c, p, "must not match the schema in not");
+		if (c->aborted)
+			return -1;
+	}
+	if (n->ref != NULL) {
+		if (rdepth >= REF_MAXDEPTH) {
+			/* Reported even inside anyOf: it is the real cause. */
+			c->aborted = 1;
+			if (err_begin(c, p, &sb, 1)) {
+				sb_printf(&sb, "schema $ref nesting exceeds "
+				    "%d levels", REF_MAXDEPTH);
+				sb_end(&sb);
+			}
+			return -1;
+		}
+		return v_node(c, n->ref, inst, p, rdepth + 1);
+	}
+	return 0;
+}
+
+/* Validates INST against N at location P; RDEPTH counts the $ref taken. */
+static int
+v_node(struct vctx *c, const struct node *n, const json_t *inst,
+    const struct path *p, int rdepth)
+{
+	unsigned	 f = n->flags;
+	size_t		 i;
+
+	if (f & F_FALSE)
+		return fail(c, p, "no value is allowed here");
+	if (n->types != 0 && !type_ok(n->types, inst))
+		return fail_type(c, p, n->types, inst);
+	if (n->constv != NULL && !jeq(n->constv, inst))
+		return fail_const(c, p, n->constv);
+	if (n->enumv != NULL) {
+		for (i = 0; i < json_array_size(n->enumv); i++)
+			if (jeq(json_array_get(n->enumv, i), inst))
+				break;
+		if (i == json_array_size(n->enumv))
+			return fail_enum(c, p, n->enumv);
+	}
+	switch (json_typeof(inst)) {
+	case JSON_OBJECT:
+		if ((f & F_OBJKW) && v_object(c, n, inst, p, rdepth) == -1)
+			return -1;
+		break;
+	case JSON_ARRAY:
+		if ((f & F_ARRKW) && v_array(c, n, inst, p, rdepth) == -1)
+			return -1;
+		break;
+	case JSON_STRING:
+		if ((f & F_STRKW) && v_string(c, n, inst, p) == -1)
+			return -1;
+		break;
+	case JSON_INTEGER:
+	case JSON_REAL:
+		if ((f & F_NUMKW) && v_number(c, n, inst, p) == -1)
+			return -1;
+		break;
+	default:
+		break;
+	}
+	if (f & F_APPLY)
+		return v_apply(c, n, inst, p, rdepth);
+	return 0;
+}
+
+int
+mcp__schema_validate(const struct mcp__schema *s, const json_t *inst,
+    const char *root, char *err, size_t errlen)
+{
+	struct vctx	 c;
+
+	c.err = err;
+	c.errlen = errlen;
+	c.root = root == NULL ? "value" : root;
+	c.quiet = 0;
+	c.aborted = 0;
+	if (err != NULL && errlen > 0)
+		err[0] = '\0';
+	if (s == NULL)
+		return fail(&c, NULL, "no schema to validate against");
+	if (inst == NULL)
+		return fail(&c, NULL, "missing");
+	return v_node(&c, s->root, inst, NULL, 0);
+}

@@ -1,0 +1,44 @@
+/*
+ * schema.h: the JSON Schema validator that checks tools/call arguments
+ * against a tool's inputSchema, and structuredContent against its
+ * outputSchema. Internal to libmcp; see schema.c for the keywords it
+ * understands and the ones it deliberately ignores.
+ */
+#ifndef MCP_SCHEMA_H
+#define MCP_SCHEMA_H
+
+#include <stddef.h>
+
+#include <jansson.h>
+
+/* A compiled schema: immutable once built, so any number of threads may
+ * validate against it at the same time. */
+struct mcp__schema;
+
+/*
+ * Compiles SCHEMA (borrowed; the compiled form keeps its own deep copy, so
+ * the caller may drop its reference at once). If REQUIRE_OBJECT is
+ * non-zero the schema must be a JSON object whose "type" is "object", as
+ * MCP requires of inputSchema. Returns NULL on an unusable schema or out of
+ * memory, with a one-line reason in ERR (ERRLEN bytes, always
+ * NUL-terminated when ERRLEN > 0; ERR may be NULL). Any thread.
+ */
+struct mcp__schema	*mcp__schema_compile(const json_t *schema,
+			    int require_object, char *err, size_t errlen);
+
+/*
+ * Validates INST (borrowed) against S. Returns 0 if it is valid; otherwise
+ * -1 and a one-line message in ERR naming the location and the problem,
+ * where ROOT names the instance itself, as in
+ * `arguments.items[2]: expected string, got integer`. Stops at the first
+ * error. ERR may be NULL when only the verdict matters. Any thread,
+ * concurrently with other validations against the same S.
+ */
+int			 mcp__schema_validate(const struct mcp__schema *s,
+			    const json_t *inst, const char *root, char *err,
+			    size_t errlen);
+
+/* Frees S; NULL is a no-op. No validation may be running on S. */
+void			 mcp__schema_free(struct mcp__schema *s);
+
+#endif /* MCP_SCHEMA_H */

@@ -1,0 +1,367 @@
+/*
+ * server.c: the server object, its loop, and the orderly shutdown. The
+ * thread that calls mcp_server_run becomes the loop thread: it owns the
+ * libev loop, every transport and session, and is the only thread that
+ * writes to a client. Setup calls run before that on one thread;
+ * mcp_server_stop may be called from anywhere, signal handlers included.
+ *
+ * Shutdown: end of input, a signal or mcp_server_stop makes the server
+ * drain: transports stop reading, calls in flight finish and their
+ * answers are flushed, then the loop ends. A signal also starts the
+ * grace timer; when it fires, calls still running are answered with an
+ * error and cancelled, so no request goes unanswered.
+ */
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "mcp-int.h"
+
+static void
+done_cb(struct ev_loop *loop, ev_async *w, int revents)
+{
+	struct mcp_server	*srv = w->data;
+	struct mcp_call		*c, *next;
+
+	(void)loop;
+	(void)revents;
+	for (c = mcp__pool_completions(&srv->pool); c != NULL; c = next) {
+		next = c->next;
+		mcp__protocol_complete(c);
+	}
+	mcp__server_check_drained(srv);
+}
+
+/* Flush output just before the loop blocks (Redis's beforeSleep). */
+static void
+flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	struct mcp_server	*srv = w->data;
+
+	(void)loop;
+	(void)revents;
+	if (srv->stdio != NULL)
+		mcp__stdio_flush(srv->stdio);
+}
+
+static void
+deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)w;
+	(void)revents;
+	mcp_log(MCP_LOG_WARN, "shutdown: output could not be flushed, "
+	    "exiting anyway");
+	ev_break(loop, EVBREAK_ALL);
+}
+
+/* The grace period is over: answer what is left with errors. */
+static void
+abort_now(struct mcp_server *srv)
+{
+	if (srv->aborted)
+		return;
+	srv->aborted = 1;
+	ev_timer_stop(srv->loop, &srv->grace);
+	if (srv->stdio != NULL)
+		mcp__stdio_abort(srv->stdio);
+	/* A client that never reads must not keep us alive. */
+	ev_timer_set(&srv->deadline, 2.0, 0.0);
+	ev_timer_start(srv->loop, &srv->deadline);
+	mcp__server_check_drained(srv);
+}
+
+static void
+grace_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	mcp_log(MCP_LOG_NOTICE, "shutdown: grace period over, cancelling "
+	    "calls still running");
+	abort_now(w->data);
+}
+
+void
+mcp__server_drain(struct mcp_server *srv, int with_grace)
+{
+	if (!srv->draining) {
+		srv->draining = 1;
+		if (srv->stdio != NULL)
+			mcp__stdio_stop_input(srv->stdio);
+	}
+	if (with_grace && !ev_is_active(&srv->grace) && !srv->aborted) {
+		ev_timer_set(&srv->grace, srv->grace_ms / 1000.0, 0.0);
+		ev_timer_start(srv->loop, &srv->grace);
+	}
+	mcp__server_check_drained(srv);
+}
+
+void
+mcp__server_check_drained(struct mcp_server *srv)
+{
+	if (!srv->draining)
+		return;
+	if (srv->stdio != NULL && !mcp__stdio_idle(srv->stdio))
+		return;
+	ev_break(srv->loop, EVBREAK_ALL);
+}
+
+static void
+stop_request(struct mcp_server *srv, const char *why)
+{
+	if (srv->draining && ev_is_active(&srv->grace)) {
+		mcp_log(MCP_LOG_NOTICE, "%s again: not waiting any longer",
+		    why);
+		abort_now(srv);
+		return;
+	}
+	mcp_log(MCP_LOG_NOTICE, "%s: finishing calls in flight (grace "
+	    "%d ms)", why, srv->grace_ms);
+	mcp__server_drain(srv, 1);
+}
+
+static void
+signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	stop_request(w->data, w->signum == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+static void
+stop_cb(struct ev_loop *loop, ev_async *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	stop_request(w->data, "stop requested");
+}
+
+mcp_server *
+mcp_server_new(const char *name, const char *version)
+{
+	struct mcp_server	*srv;
+	long			 n;
+
+	/* Before any thread exists (jansson's thread-safety rules). */
+	json_object_seed(0);
+	srv = calloc(1, sizeof(*srv));
+	if (srv == NULL)
+		return NULL;
+	srv->name = strdup(name != NULL ? name : "mcp-server");
+	srv->version = strdup(version != NULL ? version : "0.0.0");
+	if (srv->name == NULL || srv->version == NULL)
+		goto fail;
+	n = sysconf(_SC_NPROCESSORS_ONLN);
+	srv->workers = n > 0 ? (int)n : 2;
+	srv->max_message = MCP_DEF_MAX_MESSAGE;
+	srv->queue_size = MCP_DEF_QUEUE_SIZE;
+	srv->page_size = MCP_DEF_PAGE_SIZE;
+	srv->grace_ms = MCP_DEF_GRACE_MS;
+	if (mcp__registry_new(&srv->reg) != MCP_OK)
+		goto fail;
+	srv->loop = ev_loop_new(EVFLAG_AUTO);
+	if (srv->loop == NULL)
+		goto fail_reg;
+	atomic_init(&srv->stop_requested, 0);
+	ev_async_init(&srv->done, done_cb);
+	ev_async_init(&srv->stop_async, stop_cb);
+	ev_signal_init(&srv->sigterm, signal_cb, SIGTERM);
+	ev_signal_init(&srv->sigint, signal_cb, SIGINT);
+	ev_prepare_init(&srv->flush, flush_cb);
+	ev_timer_init(&srv->grace, grace_cb, 0.0, 0.0);
+	ev_timer_init(&srv->deadline, deadline_cb, 0.0, 0.0);
+	srv->done.data = srv->stop_async.data = srv;
+	srv->sigterm.data = srv->sigint.data = srv;
+	srv->flush.data = srv->grace.data = srv->deadline.data = srv;
+	return srv;
+
+fail_reg:
+	mcp__registry_free(&srv->reg);
+fail:
+	free(srv->name);
+	free(srv->version);
+	free(srv);
+	return NULL;
+}
+
+void
+mcp_server_free(mcp_server *srv)
+{
+	if (srv == NULL)
+		return;
+	mcp__registry_free(&srv->reg);
+	ev_loop_destroy(srv->loop);
+	free(srv->name);
+	free(srv->version);
+	free(srv->title);
+	free(srv->instructions);
+	free(srv);
+}
+
+static int
+set_string(mcp_server *srv, char **dst, const char *s)
+{
+	char	*p = NULL;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (s != NULL && (p = strdup(s)) == NULL)
+		return MCP_ENOMEM;
+	free(*dst);
+	*dst = p;
+	return MCP_OK;
+}
+
+int
+mcp_server_set_title(mcp_server *srv, const char *title)
+{
+	return set_string(srv, srv ? &srv->title : NULL, title);
+}
+
+int
+mcp_server_set_instructions(mcp_server *srv, const char *text)
+{
+	return set_string(srv, srv ? &srv->instructions : NULL, text);
+}
+
+/* Shared checks for the numeric setters: before run, within range. */
+static int
+set_int(mcp_server *srv, int *dst, long v, long lo, long hi)
+{
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (srv->running)
+		return MCP_ESTATE;
+	if (v < lo || v > hi)
+		return MCP_EINVAL;
+	*dst = (int)v;
+	return MCP_OK;
+}
+
+int
+mcp_server_set_workers(mcp_server *srv, int n)
+{
+	return set_int(srv, srv ? &srv->workers : NULL, n, 1, 1024);
+}
+
+int
+mcp_server_set_queue_size(mcp_server *srv, int n)
+{
+	return set_int(srv, srv ? &srv->queue_size : NULL, n, 1, 1 << 24);
+}
+
+int
+mcp_server_set_page_size(mcp_server *srv, int n)
+{
+	return set_int(srv, srv ? &srv->page_size : NULL, n, 1, 1 << 20);
+}
+
+int
+mcp_server_set_grace_ms(mcp_server *srv, int ms)
+{
+	return set_int(srv, srv ? &srv->grace_ms : NULL, ms, 0, 3600000);
+}
+
+int
+mcp_server_set_max_message(mcp_server *srv, size_t bytes)
+{
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (srv->running)
+		return MCP_ESTATE;
+	if (bytes < 64 || bytes > ((size_t)1 << 30))
+		return MCP_EINVAL;
+	srv->max_message = bytes;
+	return MCP_OK;
+}
+
+int
+mcp_server_listen(mcp_server *srv, const char *uri)
+{
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (srv->running)
+		return MCP_ESTATE;
+	if (uri != NULL && strcmp(uri, "stdio") == 0) {
+		srv->want_stdio = 1;
+		return MCP_OK;
+	}
+	mcp_log(MCP_LOG_ERR, "listen: unsupported transport \"%s\"",
+	    uri != NULL ? uri : "(null)");
+	return MCP_EINVAL;
+}
+
+void
+mcp_server_stop(mcp_server *srv)
+{
+	if (srv == NULL)
+		return;
+	atomic_store(&srv->stop_requested, 1);
+	/* ev_async_send is async-signal-safe. */
+	ev_async_send(srv->loop, &srv->stop_async);
+}
+
+/* After the loop: cancel what is left, join the workers, free. */
+static void
+teardown(struct mcp_server *srv)
+{
+	struct mcp_call	*c, *next;
+
+	if (srv->stdio != NULL)
+		mcp__stdio_free(srv->stdio);	/* flags calls cancelled */
+	srv->stdio = NULL;
+	for (c = mcp__pool_stop(&srv->pool); c != NULL; c = next) {
+		next = c->next;
+		mcp__protocol_complete(c);
+	}
+	ev_async_stop(srv->loop, &srv->done);
+	ev_async_stop(srv->loop, &srv->stop_async);
+	ev_signal_stop(srv->loop, &srv->sigterm);
+	ev_signal_stop(srv->loop, &srv->sigint);
+	ev_prepare_stop(srv->loop, &srv->flush);
+	ev_timer_stop(srv->loop, &srv->grace);
+	ev_timer_stop(srv->loop, &srv->deadline);
+}
+
+int
+mcp_server_run(mcp_server *srv)
+{
+	int	 rc;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (srv->running) {
+		mcp_log(MCP_LOG_ERR, "mcp_server_run: already running");
+		return MCP_ESTATE;
+	}
+	if (!srv->want_stdio) {
+		mcp_log(MCP_LOG_ERR, "mcp_server_run: no transport; call "
+		    "mcp_server_listen first");
+		return MCP_ESTATE;
+	}
+	/* A vanished reader must give EPIPE, not kill the process. */
+	signal(SIGPIPE, SIG_IGN);
+	srv->running = 1;
+	srv->draining = srv->aborted = 0;
+	ev_async_start(srv->loop, &srv->done);
+	ev_async_start(srv->loop, &srv->stop_async);
+	ev_signal_start(srv->loop, &srv->sigterm);
+	ev_signal_start(srv->loop, &srv->sigint);
+	ev_prepare_start(srv->loop, &srv->flush);
+	rc = mcp__pool_start(&srv->pool, srv->workers, srv->queue_size,
+	    srv->loop, &srv->done);
+	if (rc != MCP_OK)
+		goto out;
+	rc = mcp__stdio_new(srv, STDIN_FILENO, STDOUT_FILENO);
+	if (rc != MCP_OK)
+		goto out;
+	mcp__stdio_start(srv->stdio);
+	if (atomic_load(&srv->stop_requested))
+		stop_request(srv, "stop requested");
+	ev_run(srv->loop, 0);
+	MCP_LOG(MCP_LOG_INFO, "loop ended, stopping workers");
+out:
+	teardown(srv);
+	srv->running = 0;
+	return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * version.c: the library's version and error strings. Pure; any thread.
+ */
+#include "mcp-int.h"
+
+int
+mcp_version_num(void)
+{
+	return MCP_VERSION_NUM;
+}
+
+const char *
+mcp_version(void)
+{
+	return MCP_VERSION;
+}
+
+const char *
+mcp_strerror(int code)
+{
+	switch (code) {
+	case MCP_OK:
+		return "success";
+	case MCP_ENOMEM:
+		return "out of memory";
+	case MCP_EINVAL:
+		return "invalid argument";
+	case MCP_EEXIST:
+		return "already exists";
+	case MCP_ESTATE:
+		return "not allowed in this state";
+	case MCP_ESYS:
+		return "system call failed";
+	case MCP_ENOENT:
+		return "no such tool";
+	case MCP_EUSAGE:
+		return "bad command line";
+	default:
+		return "unknown error";
+	}
+}

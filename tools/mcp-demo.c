@@ -1,0 +1,115 @@
+/*
+ * mcp-demo: the reference server, built with the public API only. It is
+ * the example to copy: four tools, each a callback that reads its
+ * arguments and sets a result, and one call for the command line.
+ * Callbacks run on worker threads; none of them shares state.
+ */
+#include <time.h>
+
+#include <mcp.h>
+
+static const char echo_schema[] =
+    "{\"type\":\"object\",\"required\":[\"text\"],"
+    "\"properties\":{\"text\":{\"type\":\"string\"}},"
+    "\"additionalProperties\":false}";
+
+static const char add_schema[] =
+    "{\"type\":\"object\",\"required\":[\"a\",\"b\"],"
+    "\"properties\":{\"a\":{\"type\":\"number\"},"
+    "\"b\":{\"type\":\"number\"}},\"additionalProperties\":false}";
+
+static const char add_output[] =
+    "{\"type\":\"object\",\"required\":[\"sum\"],"
+    "\"properties\":{\"sum\":{\"type\":\"number\"}}}";
+
+static const char sleep_schema[] =
+    "{\"type\":\"object\",\"required\":[\"ms\"],"
+    "\"properties\":{\"ms\":{\"type\":\"integer\",\"minimum\":0,"
+    "\"maximum\":600000}},\"additionalProperties\":false}";
+
+static const char fail_schema[] =
+    "{\"type\":\"object\",\"required\":[\"message\"],"
+    "\"properties\":{\"message\":{\"type\":\"string\"}},"
+    "\"additionalProperties\":false}";
+
+static void
+echo(mcp_call *call)
+{
+	const char	*text;
+
+	if (mcp_args_unpack(call, "{s:s}", "text", &text) != MCP_OK)
+		return;		/* isError is set, with jansson's message */
+	mcp_result_text(call, text);
+}
+
+static void
+add(mcp_call *call)
+{
+	double	 a, b;
+
+	if (mcp_args_unpack(call, "{s:F, s:F}", "a", &a, "b", &b) != MCP_OK)
+		return;
+	mcp_result_textf(call, "%.17g", a + b);
+	mcp_result_json_new(call, json_pack("{s:f}", "sum", a + b));
+}
+
+/* Sleeps in 10 ms slices so a cancellation stops it within one slice. */
+static void
+sleep_tool(mcp_call *call)
+{
+	struct timespec	 slice = { 0, 10 * 1000 * 1000 };
+	json_int_t	 ms, done;
+
+	if (mcp_args_unpack(call, "{s:I}", "ms", &ms) != MCP_OK)
+		return;
+	for (done = 0; done < ms; done += 10) {
+		if (mcp_call_cancelled(call))
+			return;		/* nobody is waiting for an answer */
+		if (ms - done < 10)
+			slice.tv_nsec = (long)(ms - done) * 1000 * 1000;
+		nanosleep(&slice, NULL);
+	}
+	mcp_result_textf(call, "slept %lld ms", (long long)ms);
+}
+
+static void
+fail(mcp_call *call)
+{
+	const char	*msg;
+
+	if (mcp_args_unpack(call, "{s:s}", "message", &msg) != MCP_OK)
+		return;
+	mcp_result_error(call, msg);
+}
+
+int
+main(int argc, char *argv[])
+{
+	mcp_server	*srv;
+	int		 rc;
+
+	srv = mcp_server_new("mcp-demo", MCP_VERSION);
+	mcp_server_set_title(srv, "libmcp demo server");
+	mcp_server_set_instructions(srv, "Tools to try libmcp: echo, add, "
+	    "sleep (cancellable) and fail.");
+	rc = mcp_tool_register(srv, "echo", "Returns the text it is given.",
+	    echo_schema, echo, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "add", "Adds two numbers.",
+		    add_schema, add, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_set_output_schema(srv, "add", add_output);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "sleep", "Sleeps for ms "
+		    "milliseconds; stops early when cancelled.",
+		    sleep_schema, sleep_tool, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "fail", "Returns a tool error "
+		    "with the given message.", fail_schema, fail, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_server_main(srv, argc, argv);
+	else
+		mcp_log(MCP_LOG_ERR, "setup: %s", mcp_strerror(rc));
+	mcp_server_free(srv);
+	return rc == MCP_OK ? 0 : rc == MCP_EUSAGE ? 2 : 1;
+}
