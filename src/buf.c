@@ -76,22 +76,6 @@ mcp__buf_adds(struct buf *b, const char *s)
 	return mcp__buf_add(b, s, strlen(s));
 }
 
-static int
-dump_cb(const char *p, size_t n, void *arg)
-{
-	return mcp__buf_add(arg, p, n) == MCP_OK ? 0 : -1;
-}
-
-/* Appends V as compact JSON: one line, no raw newline. */
-int
-mcp__buf_addjson(struct buf *b, const json_t *v)
-{
-	if (json_dump_callback(v, dump_cb, b,
-	    JSON_COMPACT | JSON_ENCODE_ANY) != 0)
-		return MCP_ENOMEM;
-	return MCP_OK;
-}
-
 void
 mcp__buf_consume(struct buf *b, size_t n)
 {

@@ -29,7 +29,7 @@ mcp__call_free(struct mcp_call *c)
 		return;
 	json_decref(c->id);
 	json_decref(c->params);
-	json_decref(c->content);
+	mcp__buf_free(&c->content);
 	json_decref(c->structured);
 	mcp__tool_unref(c->tool);
 	free(c->rpc_msg);
@@ -62,35 +62,43 @@ mcp_call_cancelled(const mcp_call *call)
 	    memory_order_relaxed);
 }
 
-/* Appends a content block, stealing B. */
+/* Starts a block in the content list: a comma after the first. */
+static int
+open_block(mcp_call *call, const char *head)
+{
+	if ((call->content.len > 0 &&
+	    mcp__buf_addc(&call->content, ',') != MCP_OK) ||
+	    mcp__buf_adds(&call->content, head) != MCP_OK)
+		return MCP_ENOMEM;
+	return MCP_OK;
+}
+
+/* Appends a content block given as JSON, stealing B. */
 static int
 add_block(mcp_call *call, json_t *b)
 {
+	int	 rc;
+
 	if (b == NULL)
 		return MCP_ENOMEM;
-	if (call->content == NULL && (call->content = json_array()) == NULL) {
-		json_decref(b);
-		return MCP_ENOMEM;
-	}
-	return json_array_append_new(call->content, b) == 0 ?
-	    MCP_OK : MCP_ENOMEM;
+	rc = open_block(call, "");
+	if (rc == MCP_OK)
+		rc = mcp__buf_addjson(&call->content, b);
+	json_decref(b);
+	return rc;
 }
 
 int
 mcp_result_text(mcp_call *call, const char *s)
 {
-	json_t	*t;
-
 	if (s == NULL)
 		return MCP_EINVAL;
-	t = json_string(s);
-	if (t == NULL) {
-		/* Not UTF-8: keep the text, mark the damage. */
-		t = json_stringn_nocheck("(invalid UTF-8)", 15);
-	}
 	call->has_text = 1;
-	return add_block(call, json_pack("{s:s, s:o}", "type", "text", "text",
-	    t));
+	if (open_block(call, "{\"type\":\"text\",\"text\":") != MCP_OK ||
+	    mcp__buf_addstr(&call->content, s, strlen(s)) != MCP_OK ||
+	    mcp__buf_addc(&call->content, '}') != MCP_OK)
+		return MCP_ENOMEM;
+	return MCP_OK;
 }
 
 static int
@@ -151,8 +159,19 @@ media(mcp_call *call, const char *type, const void *data, size_t len,
 	b64 = mcp__base64(data, len);
 	if (b64 == NULL)
 		return MCP_ENOMEM;
-	rc = add_block(call, json_pack("{s:s, s:s, s:s}", "type", type,
-	    "data", b64, "mimeType", mime));
+	rc = open_block(call, "{\"type\":\"");
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&call->content, type);
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&call->content, "\",\"data\":\"");
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&call->content, b64);
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&call->content, "\",\"mimeType\":");
+	if (rc == MCP_OK)
+		rc = mcp__buf_addstr(&call->content, mime, strlen(mime));
+	if (rc == MCP_OK)
+		rc = mcp__buf_addc(&call->content, '}');
 	free(b64);
 	return rc;
 }
@@ -305,23 +324,23 @@ mcp_args_unpack(mcp_call *call, const char *fmt, ...)
 }
 
 /*
- * Builds the CallToolResult from what the callback set: structured
- * content is checked against the output schema and copied into a text
- * block when the tool gave none; structuredContent goes only to sessions
- * that know it (2025-06-18 on). Returns a new reference or NULL.
+ * Writes the whole response for what the callback set. Structured content
+ * is checked against the output schema and copied into a text block when
+ * the tool gave none; structuredContent goes only to sessions that know
+ * it (2025-06-18 on). The content blocks are already serialised.
  */
-static json_t *
-build_result(struct mcp_call *c)
+static int
+write_result(struct mcp_call *c, struct buf *b)
 {
-	json_t	*res;
-	char	*txt, err[256];
+	struct buf	 txt = { 0 };
+	char		 err[256];
+	int		 rc;
 
 	if (c->structured != NULL && !c->is_error && c->tool->out != NULL &&
 	    mcp__schema_validate(c->tool->out, c->structured,
 	    "structuredContent", err, sizeof(err)) != 0) {
 		mcp_log(MCP_LOG_ERR, "tool %s: %s", c->tool->name, err);
-		json_decref(c->content);
-		c->content = NULL;
+		mcp__buf_reset(&c->content);
 		json_decref(c->structured);
 		c->structured = NULL;
 		mcp_result_errorf(c, "tool %s returned invalid structured "
@@ -332,39 +351,48 @@ build_result(struct mcp_call *c)
 		    "for its output schema", c->tool->name);
 	}
 	if (c->structured != NULL && !c->has_text) {
-		txt = json_dumps(c->structured, JSON_COMPACT);
-		if (txt == NULL || mcp_result_text(c, txt) != MCP_OK) {
-			free(txt);
-			return NULL;
-		}
-		free(txt);
+		/* The spec's advice: a text copy for clients that need one. */
+		rc = mcp__buf_addjson(&txt, c->structured);
+		if (rc == MCP_OK)
+			rc = mcp__buf_addc(&txt, '\0');
+		if (rc == MCP_OK)
+			rc = mcp_result_text(c, txt.data);
+		mcp__buf_free(&txt);
+		if (rc != MCP_OK)
+			return rc;
 	}
-	if (c->content == NULL && (c->content = json_array()) == NULL)
-		return NULL;
-	res = json_pack("{s:O}", "content", c->content);
-	if (res == NULL)
-		return NULL;
-	if (c->structured != NULL && c->version >= MCP_V20250618)
-		json_object_set(res, "structuredContent", c->structured);
-	if (c->is_error)
-		json_object_set_new(res, "isError", json_true());
-	return res;
+	rc = mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	if (rc == MCP_OK)
+		rc = mcp__buf_addjson(b, c->id);
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(b, ",\"result\":{\"content\":[");
+	if (rc == MCP_OK)
+		rc = mcp__buf_add(b, c->content.data, c->content.len);
+	if (rc == MCP_OK)
+		rc = mcp__buf_addc(b, ']');
+	if (rc == MCP_OK && c->structured != NULL &&
+	    c->version >= MCP_V20250618) {
+		rc = mcp__buf_adds(b, ",\"structuredContent\":");
+		if (rc == MCP_OK)
+			rc = mcp__buf_addjson(b, c->structured);
+	}
+	if (rc == MCP_OK && c->is_error)
+		rc = mcp__buf_adds(b, ",\"isError\":true");
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(b, "}}");
+	return rc;
 }
 
 static void
 serialise(struct mcp_call *c)
 {
 	struct buf	 b = { 0 };
-	json_t		*res;
 	int		 rc;
 
-	if (c->rpc_code != 0) {
+	if (c->rpc_code != 0)
 		rc = mcp__rpc_error(&b, c->id, c->rpc_code, c->rpc_msg, NULL);
-	} else {
-		res = build_result(c);
-		rc = res == NULL ? MCP_ENOMEM : mcp__rpc_result(&b, c->id, res);
-		json_decref(res);
-	}
+	else
+		rc = write_result(c, &b);
 	if (rc != MCP_OK) {
 		mcp__buf_reset(&b);
 		mcp__rpc_error(&b, c->id, MCP_RPC_INTERNAL_ERROR,
@@ -389,5 +417,12 @@ mcp__call_run(struct mcp_call *c)
 		c->tool->fn(c);
 	if (!mcp_call_cancelled(c))
 		serialise(c);
+	/* Free what this thread built or owns here, not on the loop. */
+	json_decref(c->params);
+	c->params = NULL;
+	c->args = NULL;
+	json_decref(c->structured);
+	c->structured = NULL;
+	mcp__buf_free(&c->content);
 	mcp__log_set_request(NULL);
 }

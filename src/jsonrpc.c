@@ -10,47 +10,34 @@
 #include "mcp-int.h"
 
 /*
- * Sorts MSG into a request, notification, response or invalid message,
- * following MCP-SPEC §2: an id must be a string or an integer; a message
- * without an id but with a method is a notification (never answered, even
- * when malformed); result or error without a method is a response.
- * Pointers in M borrow from MSG.
+ * Sorts a message into a request, notification, response or invalid
+ * message, following MCP-SPEC §2: an id must be a string or an integer;
+ * a message without an id but with a method is a notification (never
+ * answered, even when malformed); result or error without a method is a
+ * response. M points into F, which keeps the references.
  */
 void
-mcp__rpc_classify(json_t *msg, struct rpc_msg *m)
+mcp__rpc_classify(struct rpc_fields *f, struct rpc_msg *m)
 {
-	json_t	*v, *id, *method;
-
 	memset(m, 0, sizeof(*m));
 	m->kind = RPC_INVALID;
-	if (!json_is_object(msg)) {
-		m->why = "message is not a JSON object";
-		return;
-	}
-	id = json_object_get(msg, "id");
-	method = json_object_get(msg, "method");
-	if (id == NULL && method != NULL) {
+	if (!f->has_id && f->method != 0) {
 		/* A notification: classified, but never answered. */
-		v = json_object_get(msg, "jsonrpc");
-		if (!json_is_string(v) || strcmp(json_string_value(v), "2.0"))
-			return;
-		if (!json_is_string(method))
+		if (f->jsonrpc != 1 || f->method != 1)
 			return;
 		m->kind = RPC_NOTIFICATION;
-		m->method = json_string_value(method);
-		m->params = json_object_get(msg, "params");
+		m->method = f->mname;
+		m->params = f->params;
 		return;
 	}
-	if (id != NULL && (json_is_string(id) || json_is_integer(id)))
-		m->id = id;
-	v = json_object_get(msg, "jsonrpc");
-	if (!json_is_string(v) || strcmp(json_string_value(v), "2.0") != 0) {
+	if (json_is_string(f->id) || json_is_integer(f->id))
+		m->id = f->id;
+	if (f->jsonrpc != 1) {
 		m->why = "jsonrpc must be \"2.0\"";
 		return;
 	}
-	if (method == NULL) {
-		if (json_object_get(msg, "result") != NULL ||
-		    json_object_get(msg, "error") != NULL) {
+	if (f->method == 0) {
+		if (f->has_result) {
 			m->kind = RPC_RESPONSE;
 			return;
 		}
@@ -58,23 +45,65 @@ mcp__rpc_classify(json_t *msg, struct rpc_msg *m)
 		return;
 	}
 	if (m->id == NULL) {
-		m->why = json_is_null(id) ? "id must not be null" :
-		    json_is_real(id) ? "id must be an integer or a string" :
+		m->why = json_is_null(f->id) ? "id must not be null" :
+		    json_is_real(f->id) ? "id must be an integer or a string" :
 		    "id must be a string or an integer";
 		return;
 	}
-	if (!json_is_string(method)) {
+	if (f->method != 1) {
 		m->why = "method must be a string";
 		return;
 	}
-	m->params = json_object_get(msg, "params");
+	m->params = f->params;
 	if (m->params != NULL && !json_is_object(m->params) &&
 	    !json_is_array(m->params)) {
 		m->why = "params must be an object";
 		return;
 	}
 	m->kind = RPC_REQUEST;
-	m->method = json_string_value(method);
+	m->method = f->mname;
+}
+
+int
+mcp__rpc_fields_from_json(json_t *msg, struct rpc_fields *f)
+{
+	json_t	*v;
+	size_t	 n;
+
+	memset(f, 0, sizeof(*f));
+	if (!json_is_object(msg))
+		return MCP_EINVAL;
+	v = json_object_get(msg, "jsonrpc");
+	if (v != NULL)
+		f->jsonrpc = json_is_string(v) &&
+		    strcmp(json_string_value(v), "2.0") == 0 &&
+		    json_string_length(v) == 3 ? 1 : 2;
+	v = json_object_get(msg, "method");
+	if (v != NULL && json_is_string(v)) {
+		n = json_string_length(v);
+		if (n < sizeof(f->mname) && strlen(json_string_value(v)) == n)
+			memcpy(f->mname, json_string_value(v), n + 1);
+		else
+			snprintf(f->mname, sizeof(f->mname), "%.80s...",
+			    json_string_value(v));
+		f->method = 1;
+	} else if (v != NULL)
+		f->method = 2;
+	v = json_object_get(msg, "id");
+	f->has_id = v != NULL;
+	f->id = json_incref(v);
+	f->params = json_incref(json_object_get(msg, "params"));
+	f->has_result = json_object_get(msg, "result") != NULL ||
+	    json_object_get(msg, "error") != NULL;
+	return MCP_OK;
+}
+
+void
+mcp__rpc_fields_clear(struct rpc_fields *f)
+{
+	json_decref(f->id);
+	json_decref(f->params);
+	f->id = f->params = NULL;
 }
 
 /* Appends {"jsonrpc":"2.0","id":ID,"result":RESULT}. */
@@ -158,8 +187,8 @@ mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
 	uint32_t	 h1 = 2166136261u, h2 = 5381;
 
 	if (json_is_integer(id)) {
-		snprintf(key, keylen, "i%lld",
-		    (long long)json_integer_value(id));
+		key[0] = 'i';
+		mcp__fmt_int(key + 1, (long long)json_integer_value(id));
 		return MCP_OK;
 	}
 	if (!json_is_string(id))

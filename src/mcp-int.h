@@ -16,6 +16,7 @@
 #ifndef MCP_INT_H
 #define MCP_INT_H
 
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -73,6 +74,32 @@ extern atomic_int mcp__log_level MCP_HIDDEN;
 /* Sets the request id shown by mcp_log on this thread (NULL clears). */
 void	 mcp__log_set_request(const json_t *id) MCP_HIDDEN;
 
+/* ---- json.c: the hot-path parser and serialiser ---------------------- */
+
+#define MCP_JSON_ESYNTAX	1	/* not JSON: -32700 */
+#define MCP_JSON_ENOMEM		2
+#define MCP_JSON_ERANGE		3	/* a number too big to keep exact */
+#define MCP_JSON_EDEPTH		4	/* nested deeper than we accept */
+
+struct json_perr {
+	int	 code;
+	size_t	 position;
+	char	 text[80];
+};
+
+json_t	*mcp__json_parse(const char *data, size_t len, struct json_perr *err)
+	    MCP_HIDDEN;
+size_t	 mcp__fmt_int(char *out, long long v) MCP_HIDDEN;
+struct rpc_fields;
+/* Parses one message: an object fills F without building it as a whole
+ * (returns 1); anything else comes back in *WHOLE (returns 0); -1 on
+ * error, with ERR set. */
+int	 mcp__json_parse_message(const char *data, size_t len,
+	    struct rpc_fields *f, json_t **whole, struct json_perr *err)
+	    MCP_HIDDEN;
+/* Appends S (N bytes) as a JSON string; invalid UTF-8 becomes U+FFFD. */
+int	 mcp__buf_addstr(struct buf *b, const char *s, size_t n) MCP_HIDDEN;
+
 /* ---- base64.c --------------------------------------------------------- */
 
 char	*mcp__base64(const void *data, size_t len) MCP_HIDDEN;
@@ -86,15 +113,37 @@ enum rpc_kind {
 	RPC_INVALID
 };
 
+/*
+ * The members of one message object that JSON-RPC cares about, as the
+ * envelope parser or mcp__rpc_fields_from_json found them. ID and PARAMS
+ * are owned references (a caller may steal them by setting them NULL);
+ * release the rest with mcp__rpc_fields_clear.
+ */
+struct rpc_fields {
+	int	 jsonrpc;	/* 0 absent, 1 "2.0", 2 anything else */
+	int	 method;	/* 0 absent, 1 a usable string, 2 other */
+	char	 mname[96];	/* the method, when method == 1 */
+	int	 has_id;
+	json_t	*id;
+	json_t	*params;
+	int	 has_result;	/* a result or error member */
+};
+
 struct rpc_msg {
 	enum rpc_kind	 kind;
 	const char	*method;	/* requests and notifications */
-	json_t		*id;		/* borrowed; NULL when unusable */
-	json_t		*params;	/* borrowed; NULL when absent */
+	json_t		*id;		/* from the fields; NULL when unusable */
+	json_t		*params;	/* from the fields; NULL when absent */
 	const char	*why;		/* RPC_INVALID: the reason */
 };
 
-void	 mcp__rpc_classify(json_t *msg, struct rpc_msg *m) MCP_HIDDEN;
+void	 mcp__rpc_classify(struct rpc_fields *f, struct rpc_msg *m)
+	    MCP_HIDDEN;
+/* Fills F from a parsed object (a batch element); MCP_EINVAL if MSG is
+ * not an object. */
+int	 mcp__rpc_fields_from_json(json_t *msg, struct rpc_fields *f)
+	    MCP_HIDDEN;
+void	 mcp__rpc_fields_clear(struct rpc_fields *f) MCP_HIDDEN;
 int	 mcp__rpc_result(struct buf *b, const json_t *id,
 	    const json_t *result) MCP_HIDDEN;
 int	 mcp__rpc_error(struct buf *b, const json_t *id, int code,
@@ -165,8 +214,9 @@ struct mcp_call {
 	int		 dropped;	/* loop: no response is to be sent */
 	uint32_t	 hash;
 	char		 key[40];	/* id key; long ids are hashed */
-	/* The result being built, worker side. */
-	json_t		*content;
+	/* The result being built, worker side: content blocks go straight
+	 * into CONTENT as serialised JSON, comma-separated. */
+	struct buf	 content;
 	json_t		*structured;
 	int		 is_error;
 	int		 has_text;
@@ -195,6 +245,11 @@ struct pool {
 	int		 max_queued;
 	int		 idle;
 	int		 stop;
+	/* Held by the loop while plugged; loop thread only. */
+	struct mcp_call	*hhead;
+	struct mcp_call	*htail;
+	int		 held;
+	int		 plugged;
 	/* Completions: workers append, the loop swaps the list out. */
 	pthread_mutex_t	 clock;
 	struct mcp_call	*chead;
@@ -207,6 +262,8 @@ int	 mcp__pool_start(struct pool *p, int nthreads, int max_queued,
 	    struct ev_loop *loop, ev_async *wake) MCP_HIDDEN;
 /* Loop: queues C; MCP_ESTATE when the queue is full (C untouched). */
 int	 mcp__pool_submit(struct pool *p, struct mcp_call *c) MCP_HIDDEN;
+void	 mcp__pool_plug(struct pool *p) MCP_HIDDEN;
+void	 mcp__pool_unplug(struct pool *p) MCP_HIDDEN;
 /* Loop: the completed calls, oldest first. */
 struct mcp_call *mcp__pool_completions(struct pool *p) MCP_HIDDEN;
 /* Joins the workers; queued calls that never ran are returned too. */

@@ -14,12 +14,20 @@
 
 #include "mcp-int.h"
 
+/*
+ * A worker takes its fair share of the queue at once (up to BATCH), runs
+ * those calls, then hands them all back with one lock and at most one
+ * wake-up. Under load this turns per-call thread hand-offs into
+ * per-batch ones; when the queue is short each worker still takes one.
+ */
+#define BATCH	16
+
 static void *
 worker(void *arg)
 {
 	struct pool	*p = arg;
-	struct mcp_call	*c;
-	int		 wake;
+	struct mcp_call	*first, *last, *c;
+	int		 n, take, wake;
 
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
@@ -32,23 +40,31 @@ worker(void *arg)
 			pthread_mutex_unlock(&p->lock);
 			return NULL;
 		}
-		c = p->head;
-		p->head = c->next;
+		take = p->queued / p->nthreads;
+		if (take < 1)
+			take = 1;
+		if (take > BATCH)
+			take = BATCH;
+		first = last = p->head;
+		for (n = 1; n < take && last->next != NULL; n++)
+			last = last->next;
+		p->head = last->next;
 		if (p->head == NULL)
 			p->tail = NULL;
-		p->queued--;
+		p->queued -= n;
 		pthread_mutex_unlock(&p->lock);
 
-		c->next = NULL;
-		mcp__call_run(c);
+		last->next = NULL;
+		for (c = first; c != NULL; c = c->next)
+			mcp__call_run(c);
 
 		pthread_mutex_lock(&p->clock);
 		wake = p->chead == NULL;
 		if (p->ctail != NULL)
-			p->ctail->next = c;
+			p->ctail->next = first;
 		else
-			p->chead = c;
-		p->ctail = c;
+			p->chead = first;
+		p->ctail = last;
 		pthread_mutex_unlock(&p->clock);
 		if (wake)
 			ev_async_send(p->loop, p->wake);
@@ -92,29 +108,72 @@ mcp__pool_start(struct pool *p, int nthreads, int max_queued,
 	return MCP_OK;
 }
 
+/*
+ * Queues C, or holds it while the pool is plugged (the loop is working
+ * through one read's worth of input). Refuses with MCP_ESTATE when the
+ * queue, counting held calls, is full; C is untouched then.
+ */
 int
 mcp__pool_submit(struct pool *p, struct mcp_call *c)
 {
-	int	 signal;
+	int	 full;
 
 	c->next = NULL;
 	pthread_mutex_lock(&p->lock);
-	if (p->queued >= p->max_queued || p->stop) {
-		pthread_mutex_unlock(&p->lock);
-		return MCP_ESTATE;
-	}
-	if (p->tail != NULL)
-		p->tail->next = c;
-	else
-		p->head = c;
-	p->tail = c;
-	p->queued++;
-	/* A busy worker will find the job anyway: no futex call needed. */
-	signal = p->idle > 0;
+	full = p->queued + p->held >= p->max_queued || p->stop;
 	pthread_mutex_unlock(&p->lock);
-	if (signal)
-		pthread_cond_signal(&p->cond);
+	if (full)
+		return MCP_ESTATE;
+	if (p->plugged) {
+		if (p->htail != NULL)
+			p->htail->next = c;
+		else
+			p->hhead = c;
+		p->htail = c;
+		p->held++;
+		return MCP_OK;
+	}
+	p->hhead = p->htail = c;
+	p->held = 1;
+	p->plugged = 1;
+	mcp__pool_unplug(p);
 	return MCP_OK;
+}
+
+/* Loop: hold submitted calls until mcp__pool_unplug. */
+void
+mcp__pool_plug(struct pool *p)
+{
+	p->plugged = 1;
+}
+
+/* Loop: queues the held calls with one lock and wakes enough workers. */
+void
+mcp__pool_unplug(struct pool *p)
+{
+	int	 n, wake;
+
+	p->plugged = 0;
+	if (p->hhead == NULL)
+		return;
+	n = p->held;
+	pthread_mutex_lock(&p->lock);
+	if (p->tail != NULL)
+		p->tail->next = p->hhead;
+	else
+		p->head = p->hhead;
+	p->tail = p->htail;
+	p->queued += n;
+	/* A busy worker will find the jobs anyway: no futex call needed. */
+	wake = p->idle < n ? p->idle : n;
+	pthread_mutex_unlock(&p->lock);
+	p->hhead = p->htail = NULL;
+	p->held = 0;
+	if (wake >= p->nthreads)
+		pthread_cond_broadcast(&p->cond);
+	else
+		while (wake-- > 0)
+			pthread_cond_signal(&p->cond);
 }
 
 struct mcp_call *

@@ -211,9 +211,10 @@ do_tools_list(struct session *s, struct batch *bt, const json_t *id,
  * not touch the params: the worker owns them.
  */
 static void
-do_tools_call(struct session *s, struct batch *bt, json_t *msg, json_t *id,
-    json_t *params, const char *key, uint32_t hash)
+do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
+    const char *key, uint32_t hash)
 {
+	json_t		*id = f->id, *params = f->params;
 	struct mcp_call	*c;
 	struct tool	*t;
 	json_t		*name, *args;
@@ -255,16 +256,15 @@ do_tools_call(struct session *s, struct batch *bt, json_t *msg, json_t *id,
 		args = json_object();
 		json_object_set_new(params, "arguments", args);
 	}
+	/* Move id and params into the call: the worker owns them now. */
 	c->tool = t;
-	c->id = json_incref(id);
-	c->params = json_incref(params);
+	c->id = id;
+	c->params = params;
 	c->args = args;
+	f->id = f->params = NULL;
 	c->version = s->version;
 	c->hash = hash;
 	memcpy(c->key, key, sizeof(c->key));
-	/* Detach id and params: from here the worker owns them. */
-	json_object_del(msg, "params");
-	json_object_del(msg, "id");
 	mcp__session_track(s, c);
 	if (bt != NULL) {
 		c->batch = bt;
@@ -335,7 +335,7 @@ notification(struct session *s, const struct rpc_msg *m)
 /* ---- dispatch --------------------------------------------------------- */
 
 static void
-request(struct session *s, struct batch *bt, json_t *msg,
+request(struct session *s, struct batch *bt, struct rpc_fields *f,
     const struct rpc_msg *m)
 {
 	const char	*method = m->method;
@@ -373,7 +373,7 @@ request(struct session *s, struct batch *bt, json_t *msg,
 			reply_error(s, bt, m->id, MCP_RPC_INVALID_PARAMS,
 			    "tools/call needs params");
 		else
-			do_tools_call(s, bt, msg, m->id, m->params, key, hash);
+			do_tools_call(s, bt, f, key, hash);
 	} else if (strcmp(method, "tools/list") == 0) {
 		do_tools_list(s, bt, m->id, m->params);
 	} else {
@@ -383,15 +383,15 @@ request(struct session *s, struct batch *bt, json_t *msg,
 }
 
 static void
-message(struct session *s, struct batch *bt, json_t *msg)
+message(struct session *s, struct batch *bt, struct rpc_fields *f)
 {
 	struct rpc_msg	 m;
 
-	mcp__rpc_classify(msg, &m);
+	mcp__rpc_classify(f, &m);
 	switch (m.kind) {
 	case RPC_REQUEST:
 		mcp__log_set_request(m.id);
-		request(s, bt, msg, &m);
+		request(s, bt, f, &m);
 		mcp__log_set_request(NULL);
 		break;
 	case RPC_NOTIFICATION:
@@ -412,6 +412,7 @@ message(struct session *s, struct batch *bt, json_t *msg)
 static void
 batch(struct session *s, json_t *arr)
 {
+	struct rpc_fields f;
 	struct batch	*bt;
 	size_t		 i;
 	char		 why[120];
@@ -438,8 +439,16 @@ batch(struct session *s, json_t *arr)
 	bt->parsing = 1;
 	bt->sess = s;
 	s->refs++;
-	for (i = 0; i < json_array_size(arr); i++)
-		message(s, bt, json_array_get(arr, i));
+	for (i = 0; i < json_array_size(arr); i++) {
+		if (mcp__rpc_fields_from_json(json_array_get(arr, i), &f) !=
+		    MCP_OK) {
+			reply_error(s, bt, NULL, MCP_RPC_INVALID_REQUEST,
+			    "message is not a JSON object");
+			continue;
+		}
+		message(s, bt, &f);
+		mcp__rpc_fields_clear(&f);
+	}
 	bt->parsing = 0;
 	batch_flush(bt);
 	batch_unref(bt);
@@ -448,28 +457,32 @@ batch(struct session *s, json_t *arr)
 void
 mcp__protocol_input(struct session *s, const char *data, size_t len)
 {
-	json_t		*msg;
-	json_error_t	 e;
+	struct rpc_fields f;
+	struct json_perr e;
+	json_t		*whole;
 	char		 why[200];
+	int		 rc;
 
-	msg = json_loadb(data, len, 0, &e);
-	if (msg == NULL) {
-		if (json_error_code(&e) == json_error_numeric_overflow) {
-			snprintf(why, sizeof(why), "number out of range: %s",
-			    e.text);
-			mcp__protocol_error(s, MCP_RPC_INVALID_REQUEST, why);
-			return;
-		}
-		snprintf(why, sizeof(why), "parse error: %s at byte %d",
-		    e.text, e.position);
-		mcp__protocol_error(s, MCP_RPC_PARSE_ERROR, why);
+	rc = mcp__json_parse_message(data, len, &f, &whole, &e);
+	if (rc < 0) {
+		snprintf(why, sizeof(why), "%s: %s at byte %zu",
+		    e.code == MCP_JSON_ESYNTAX ? "parse error" :
+		    "message refused", e.text, e.position);
+		mcp__protocol_error(s, e.code == MCP_JSON_ESYNTAX ?
+		    MCP_RPC_PARSE_ERROR : e.code == MCP_JSON_ENOMEM ?
+		    MCP_RPC_INTERNAL_ERROR : MCP_RPC_INVALID_REQUEST, why);
 		return;
 	}
-	if (json_is_array(msg))
-		batch(s, msg);
-	else
-		message(s, NULL, msg);
-	json_decref(msg);
+	if (rc == 1) {
+		message(s, NULL, &f);
+		mcp__rpc_fields_clear(&f);
+	} else if (json_is_array(whole)) {
+		batch(s, whole);
+	} else {
+		mcp__protocol_error(s, MCP_RPC_INVALID_REQUEST,
+		    "message is not a JSON object");
+	}
+	json_decref(whole);
 }
 
 /* ---- completions ------------------------------------------------------ */

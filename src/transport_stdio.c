@@ -222,7 +222,10 @@ read_cb(struct ev_loop *loop, ev_io *w, int revents)
 		return;
 	}
 	t->in.len += (size_t)n;
+	/* Hand the calls of this read to the workers in one go. */
+	mcp__pool_plug(&t->srv->pool);
 	split(t);
+	mcp__pool_unplug(&t->srv->pool);
 }
 
 static int
