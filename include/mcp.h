@@ -92,9 +92,9 @@ typedef void	(*mcp_tool_fn)(mcp_call *call);
  * server returns MCP_ENOMEM, so a program can check once. Setup thread. */
 MCP_EXTERN mcp_server	*mcp_server_new(const char *name, const char *version);
 
-/* Stops the workers (waiting for running callbacks), frees every tool
- * with its user data, and the server. NULL is a no-op. Setup thread,
- * after mcp_server_run has returned. */
+/* Frees every tool with its user data, and the server. NULL is a no-op.
+ * Setup thread, after mcp_server_run has returned (which has already
+ * joined the workers). */
 MCP_EXTERN void		 mcp_server_free(mcp_server *srv);
 
 /* Optional serverInfo.title and initialize instructions; copied. */
@@ -137,8 +137,7 @@ MCP_EXTERN int		 mcp_server_main(mcp_server *srv, int argc,
  * INPUT_SCHEMA is JSON text of an object schema ("type":"object"); NULL
  * means {"type":"object"}. UDATA is handed to FN through mcp_call_udata
  * and freed with UDATA_FREE on unregister, on mcp_server_free, or at
- * once if this call fails. Any thread; a server that is running tells
- * its sessions the list changed. */
+ * once if this call fails. Any thread, also while the server runs. */
 MCP_EXTERN int		 mcp_tool_register(mcp_server *srv, const char *name,
 			    const char *description, const char *input_schema,
 			    mcp_tool_fn fn, void *udata,
