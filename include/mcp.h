@@ -104,6 +104,9 @@ MCP_EXTERN int		 mcp_server_set_instructions(mcp_server *srv,
 
 /* Tunables, each with the default in mcp_server_new(3). Before run. */
 MCP_EXTERN int		 mcp_server_set_workers(mcp_server *srv, int n);
+/* The pool grows past the workers, up to N threads, while every worker
+ * is busy and calls wait (slow tools); extra threads leave when idle. */
+MCP_EXTERN int		 mcp_server_set_max_workers(mcp_server *srv, int n);
 MCP_EXTERN int		 mcp_server_set_max_message(mcp_server *srv,
 			    size_t bytes);
 MCP_EXTERN int		 mcp_server_set_queue_size(mcp_server *srv, int n);

@@ -16,6 +16,7 @@
 enum {
 	OPT_STDIO = 256,
 	OPT_WORKERS,
+	OPT_MAX_WORKERS,
 	OPT_LOG_LEVEL,
 	OPT_MAX_MESSAGE,
 	OPT_QUEUE_SIZE,
@@ -26,6 +27,7 @@ enum {
 static const struct option longopts[] = {
 	{ "stdio",	 no_argument,		NULL, OPT_STDIO },
 	{ "workers",	 required_argument,	NULL, OPT_WORKERS },
+	{ "max-workers", required_argument,	NULL, OPT_MAX_WORKERS },
 	{ "log-level",	 required_argument,	NULL, OPT_LOG_LEVEL },
 	{ "max-message", required_argument,	NULL, OPT_MAX_MESSAGE },
 	{ "queue-size",	 required_argument,	NULL, OPT_QUEUE_SIZE },
@@ -39,8 +41,9 @@ static const struct option longopts[] = {
 };
 
 static const char usage_text[] =
-"usage: %s [--stdio] [--workers N] [--log-level LEVEL] [-v] [-q]\n"
-"       [--max-message BYTES] [--queue-size N] [--page-size N]\n"
+"usage: %s [--stdio] [--workers N] [--max-workers N] [--log-level LEVEL]\n"
+"       [-v] [-q]"
+" [--max-message BYTES] [--queue-size N] [--page-size N]\n"
 "       [--grace-ms MS] [--help] [--version]\n"
 "\n"
 "An MCP server built with libmcp %s. It speaks JSON-RPC 2.0 as JSON\n"
@@ -48,6 +51,8 @@ static const char usage_text[] =
 "\n"
 "  --stdio             serve on stdin/stdout (the default)\n"
 "  --workers N         worker threads for tool calls (default: %d, cores)\n"
+"  --max-workers N     threads the pool may grow to while slow calls hold\n"
+"                      every worker (default: %d)\n"
 "  --log-level LEVEL   err, warn, notice, info or debug (default: notice;\n"
 "                      also MCP_LOG_LEVEL in the environment)\n"
 "  -v, -q              one level more, or less, verbose\n"
@@ -118,6 +123,12 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 				goto usage;
 			srv->workers = (int)v;
 			break;
+		case OPT_MAX_WORKERS:
+			if (number(prog, "max-workers", optarg, 1, 4096,
+			    &v) != 0)
+				goto usage;
+			srv->max_workers = (int)v;
+			break;
 		case OPT_LOG_LEVEL:
 			level = mcp_log_level_parse(optarg);
 			if (level < 0) {
@@ -159,7 +170,8 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 			break;
 		case 'h':
 			n = snprintf(text, sizeof(text), usage_text, prog,
-			    MCP_VERSION, srv->workers, srv->max_message,
+			    MCP_VERSION, srv->workers, srv->max_workers,
+			    srv->max_message,
 			    srv->queue_size, srv->page_size, srv->grace_ms);
 			if (n > 0)
 				print_stdout(text, (size_t)n < sizeof(text) ?
@@ -193,8 +205,9 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 	return mcp_server_run(srv);
 
 usage:
-	fprintf(stderr, "usage: %s [--stdio] [--workers N] [--log-level "
-	    "LEVEL] [-v] [-q] [--max-message BYTES] [--queue-size N] "
+	fprintf(stderr, "usage: %s [--stdio] [--workers N] [--max-workers N] "
+	    "[--log-level LEVEL] [-v] [-q] [--max-message BYTES] "
+	    "[--queue-size N] "
 	    "[--page-size N] [--grace-ms MS] [--help] [--version]\n", prog);
 	return MCP_EUSAGE;
 }

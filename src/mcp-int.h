@@ -36,6 +36,8 @@
 #define MCP_DEF_PAGE_SIZE	100
 #define MCP_DEF_GRACE_MS	5000
 #define MCP_DEF_MAX_INFLIGHT	4096	/* per session */
+#define MCP_DEF_MAX_WORKERS	64
+#define MCP_GROW_AFTER		0.02	/* s a call waits before the pool grows */
 
 /* Protocol versions as yyyymmdd, so features gate with >=. */
 #define MCP_V20241105	20241105
@@ -212,6 +214,7 @@ struct mcp_call {
 	atomic_int	 cancelled;
 	int		 version;	/* negotiated, for result shapes */
 	int		 dropped;	/* loop: no response is to be sent */
+	double		 queued_at;	/* loop time when queued */
 	uint32_t	 hash;
 	char		 key[40];	/* id key; long ids are hashed */
 	/* The result being built, worker side: content blocks go straight
@@ -235,16 +238,19 @@ void	 mcp__call_run(struct mcp_call *c) MCP_HIDDEN;
 /* ---- pool.c ----------------------------------------------------------- */
 
 struct pool {
-	pthread_t	*threads;
-	int		 nthreads;
+	int		 started;
 	pthread_mutex_t	 lock;
-	pthread_cond_t	 cond;
+	pthread_cond_t	 cond;		/* work arrived, or stop */
+	pthread_cond_t	 gone;		/* the last worker left */
 	struct mcp_call	*head;
 	struct mcp_call	*tail;
 	int		 queued;
 	int		 max_queued;
 	int		 idle;
 	int		 stop;
+	int		 nthreads;	/* alive */
+	int		 core;		/* kept even when idle */
+	int		 max;		/* grown to under slow calls */
 	/* Held by the loop while plugged; loop thread only. */
 	struct mcp_call	*hhead;
 	struct mcp_call	*htail;
@@ -258,8 +264,10 @@ struct pool {
 	ev_async	*wake;
 };
 
-int	 mcp__pool_start(struct pool *p, int nthreads, int max_queued,
+int	 mcp__pool_start(struct pool *p, int core, int max, int max_queued,
 	    struct ev_loop *loop, ev_async *wake) MCP_HIDDEN;
+/* Loop timer: adds workers when all are stuck on slow calls. */
+int	 mcp__pool_grow(struct pool *p, double grow_after) MCP_HIDDEN;
 /* Loop: queues C; MCP_ESTATE when the queue is full (C untouched). */
 int	 mcp__pool_submit(struct pool *p, struct mcp_call *c) MCP_HIDDEN;
 void	 mcp__pool_plug(struct pool *p) MCP_HIDDEN;
@@ -346,6 +354,7 @@ struct mcp_server {
 	char			*title;
 	char			*instructions;
 	int			 workers;
+	int			 max_workers;
 	size_t			 max_message;
 	int			 queue_size;
 	int			 page_size;
@@ -360,6 +369,7 @@ struct mcp_server {
 	ev_prepare		 flush;		/* write before blocking */
 	ev_timer		 grace;
 	ev_timer		 deadline;
+	ev_timer		 grow;		/* pool growth check */
 	atomic_int		 stop_requested;
 	int			 running;
 	int			 draining;
@@ -371,6 +381,7 @@ struct mcp_server {
 /* A transport ran dry (EOF) or a signal came: stop taking input and
  * finish when every transport is idle. WITH_GRACE bounds the wait. */
 void	 mcp__server_drain(struct mcp_server *srv, int with_grace) MCP_HIDDEN;
+void	 mcp__server_queued(struct mcp_server *srv) MCP_HIDDEN;
 /* Called when a transport may have become idle while draining. */
 void	 mcp__server_check_drained(struct mcp_server *srv) MCP_HIDDEN;
 

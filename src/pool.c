@@ -2,109 +2,158 @@
  * pool.c: the worker threads and the two queues that are the only place
  * where the loop thread and the workers meet. The loop submits calls to
  * a bounded FIFO (a full queue is refused at once, never blocked on);
- * a worker runs one call, then appends it to the completion list and
- * wakes the loop with ev_async only on the empty-to-non-empty transition
- * (h2o), and the loop swaps the whole list out under the lock and drains
- * it unlocked (libuv). Workers run with every signal blocked, so SIGTERM
- * and SIGINT reach the loop.
+ * workers run them, append them to the completion list and wake the loop
+ * with ev_async only on the empty-to-non-empty transition (h2o), and the
+ * loop swaps the whole list out under the lock and drains it unlocked
+ * (libuv). Workers run with every signal blocked, so SIGTERM and SIGINT
+ * reach the loop.
+ *
+ * The pool is elastic: it keeps CORE threads, and when every thread is
+ * busy and a call has waited longer than GROW_AFTER (slow tools holding
+ * all the workers), the loop's timer adds threads up to MAX; extra
+ * threads leave after IDLE_EXIT seconds without work. So a slow tool
+ * never blocks the others, and CPU-bound load stays on CORE threads.
  */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "mcp-int.h"
 
-/*
- * A worker takes its fair share of the queue at once (up to BATCH), runs
- * those calls, then hands them all back with one lock and at most one
- * wake-up. Under load this turns per-call thread hand-offs into
- * per-batch ones; when the queue is short each worker still takes one.
- */
-#define BATCH	16
+#define IDLE_EXIT	30	/* seconds before an extra thread leaves */
 
+/* Lock held. Sleeps until there is work; 0 means leave. */
+static int
+wait_for_work(struct pool *p)
+{
+	struct timespec	 until;
+	int		 rc;
+
+	while (p->head == NULL && !p->stop) {
+		p->idle++;
+		if (p->nthreads > p->core) {
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_sec += IDLE_EXIT;
+			rc = pthread_cond_timedwait(&p->cond, &p->lock, &until);
+			p->idle--;
+			if (rc == ETIMEDOUT && p->head == NULL &&
+			    p->nthreads > p->core)
+				return 0;
+		} else {
+			pthread_cond_wait(&p->cond, &p->lock);
+			p->idle--;
+		}
+	}
+	return p->head != NULL;
+}
+
+/* Hands a list of finished calls to the loop: one lock, one wake-up. */
+static void
+post(struct pool *p, struct mcp_call *first, struct mcp_call *last)
+{
+	int	 wake;
+
+	pthread_mutex_lock(&p->clock);
+	wake = p->chead == NULL;
+	if (p->ctail != NULL)
+		p->ctail->next = first;
+	else
+		p->chead = first;
+	p->ctail = last;
+	pthread_mutex_unlock(&p->clock);
+	if (wake)
+		ev_async_send(p->loop, p->wake);
+}
+
+/*
+ * A worker takes one call at a time, so a slow call never holds others
+ * hostage, and hands it back at once; the loop is woken only when the
+ * completion list was empty, so under load wake-ups coalesce.
+ */
 static void *
 worker(void *arg)
 {
 	struct pool	*p = arg;
-	struct mcp_call	*first, *last, *c;
-	int		 n, take, wake;
+	struct mcp_call	*c;
 
 	for (;;) {
 		pthread_mutex_lock(&p->lock);
-		while (p->head == NULL && !p->stop) {
-			p->idle++;
-			pthread_cond_wait(&p->cond, &p->lock);
-			p->idle--;
-		}
-		if (p->head == NULL) {
-			pthread_mutex_unlock(&p->lock);
-			return NULL;
-		}
-		take = p->queued / p->nthreads;
-		if (take < 1)
-			take = 1;
-		if (take > BATCH)
-			take = BATCH;
-		first = last = p->head;
-		for (n = 1; n < take && last->next != NULL; n++)
-			last = last->next;
-		p->head = last->next;
+		if (!wait_for_work(p))
+			break;
+		c = p->head;
+		p->head = c->next;
 		if (p->head == NULL)
 			p->tail = NULL;
-		p->queued -= n;
+		p->queued--;
 		pthread_mutex_unlock(&p->lock);
-
-		last->next = NULL;
-		for (c = first; c != NULL; c = c->next)
-			mcp__call_run(c);
-
-		pthread_mutex_lock(&p->clock);
-		wake = p->chead == NULL;
-		if (p->ctail != NULL)
-			p->ctail->next = first;
-		else
-			p->chead = first;
-		p->ctail = last;
-		pthread_mutex_unlock(&p->clock);
-		if (wake)
-			ev_async_send(p->loop, p->wake);
+		c->next = NULL;
+		mcp__call_run(c);
+		post(p, c, c);
 	}
+	/* Lock held: leaving, either idle too long or stopping. */
+	p->nthreads--;
+	if (p->nthreads == 0)
+		pthread_cond_broadcast(&p->gone);
+	pthread_mutex_unlock(&p->lock);
+	return NULL;
+}
+
+/* Lock held. Starts one detached worker with every signal blocked. */
+static int
+spawn(struct pool *p)
+{
+	pthread_attr_t	 attr;
+	pthread_t	 t;
+	sigset_t	 all, old;
+	int		 rc;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	rc = pthread_create(&t, &attr, worker, p);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	pthread_attr_destroy(&attr);
+	if (rc != 0) {
+		mcp_log(MCP_LOG_ERR, "pthread_create: %s", strerror(rc));
+		return MCP_ESYS;
+	}
+	p->nthreads++;
+	return MCP_OK;
 }
 
 /*
- * Starts NTHREADS workers. Completions wake WAKE on LOOP. Returns MCP_OK,
- * or MCP_ESYS after logging (no thread is left running then).
+ * Starts CORE workers, growing to MAX under slow calls. Completions wake
+ * WAKE on LOOP. Returns MCP_OK, or MCP_ESYS after logging (no thread is
+ * left running then).
  */
 int
-mcp__pool_start(struct pool *p, int nthreads, int max_queued,
+mcp__pool_start(struct pool *p, int core, int max, int max_queued,
     struct ev_loop *loop, ev_async *wake)
 {
-	sigset_t	 all, old;
-	int		 i, rc;
+	int	 i, rc = MCP_OK;
 
 	memset(p, 0, sizeof(*p));
 	p->max_queued = max_queued;
+	p->core = core;
+	p->max = max > core ? max : core;
 	p->loop = loop;
 	p->wake = wake;
-	p->threads = calloc((size_t)nthreads, sizeof(*p->threads));
-	if (p->threads == NULL)
-		return MCP_ENOMEM;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->clock, NULL);
 	pthread_cond_init(&p->cond, NULL);
-	sigfillset(&all);
-	pthread_sigmask(SIG_SETMASK, &all, &old);
-	for (i = 0; i < nthreads; i++) {
-		rc = pthread_create(&p->threads[i], NULL, worker, p);
-		if (rc != 0) {
-			pthread_sigmask(SIG_SETMASK, &old, NULL);
-			mcp_log(MCP_LOG_ERR, "pthread_create: %s", strerror(rc));
-			mcp__pool_stop(p);
-			return MCP_ESYS;
-		}
-		p->nthreads++;
+	pthread_cond_init(&p->gone, NULL);
+	p->started = 1;
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < core && rc == MCP_OK; i++)
+		rc = spawn(p);
+	pthread_mutex_unlock(&p->lock);
+	if (rc != MCP_OK) {
+		mcp__pool_stop(p);
+		return rc;
 	}
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	return MCP_OK;
 }
 
@@ -124,19 +173,15 @@ mcp__pool_submit(struct pool *p, struct mcp_call *c)
 	pthread_mutex_unlock(&p->lock);
 	if (full)
 		return MCP_ESTATE;
-	if (p->plugged) {
-		if (p->htail != NULL)
-			p->htail->next = c;
-		else
-			p->hhead = c;
-		p->htail = c;
-		p->held++;
-		return MCP_OK;
-	}
-	p->hhead = p->htail = c;
-	p->held = 1;
-	p->plugged = 1;
-	mcp__pool_unplug(p);
+	c->queued_at = ev_now(p->loop);
+	if (p->htail != NULL)
+		p->htail->next = c;
+	else
+		p->hhead = c;
+	p->htail = c;
+	p->held++;
+	if (!p->plugged)
+		mcp__pool_unplug(p);
 	return MCP_OK;
 }
 
@@ -169,11 +214,43 @@ mcp__pool_unplug(struct pool *p)
 	pthread_mutex_unlock(&p->lock);
 	p->hhead = p->htail = NULL;
 	p->held = 0;
-	if (wake >= p->nthreads)
+	if (wake >= p->core)
 		pthread_cond_broadcast(&p->cond);
 	else
 		while (wake-- > 0)
 			pthread_cond_signal(&p->cond);
+}
+
+/*
+ * Loop, from a timer while calls are queued: when every worker is busy
+ * and the oldest call has waited GROW_AFTER seconds, add workers (one per
+ * such call, up to max). Returns the number of calls still queued.
+ */
+int
+mcp__pool_grow(struct pool *p, double grow_after)
+{
+	struct mcp_call	*c;
+	double		 now = ev_now(p->loop);
+	int		 n, queued;
+
+	pthread_mutex_lock(&p->lock);
+	queued = p->queued;
+	if (p->idle == 0 && !p->stop) {
+		n = 0;
+		for (c = p->head; c != NULL && n < queued; c = c->next) {
+			if (now - c->queued_at < grow_after ||
+			    p->nthreads >= p->max)
+				break;
+			if (spawn(p) != MCP_OK)
+				break;
+			n++;
+		}
+		if (n > 0)
+			MCP_LOG(MCP_LOG_INFO, "pool: all workers busy, %d "
+			    "more (now %d)", n, p->nthreads);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return queued;
 }
 
 struct mcp_call *
@@ -189,41 +266,39 @@ mcp__pool_completions(struct pool *p)
 }
 
 /*
- * Stops and joins the workers. A callback that never returns blocks here:
- * callbacks are flagged cancelled before this is called, and must poll.
- * Returns the calls still queued or completed, for the caller to free.
+ * Stops the workers and waits for every one to leave. A callback that
+ * never returns blocks here: callbacks are flagged cancelled before this
+ * is called, and must poll. Returns the calls still queued or completed,
+ * for the caller to free.
  */
 struct mcp_call *
 mcp__pool_stop(struct pool *p)
 {
-	struct mcp_call	*left, *c;
-	int		 i;
+	struct mcp_call	*left, *c, *t;
 
-	if (p->threads == NULL)
+	if (!p->started)
 		return NULL;
+	p->started = 0;
 	pthread_mutex_lock(&p->lock);
 	p->stop = 1;
 	left = p->head;
 	p->head = p->tail = NULL;
 	p->queued = 0;
 	pthread_cond_broadcast(&p->cond);
+	while (p->nthreads > 0)
+		pthread_cond_wait(&p->gone, &p->lock);
 	pthread_mutex_unlock(&p->lock);
-	for (i = 0; i < p->nthreads; i++)
-		pthread_join(p->threads[i], NULL);
-	free(p->threads);
-	p->threads = NULL;
 	c = mcp__pool_completions(p);
 	if (left == NULL)
 		left = c;
 	else {
-		struct mcp_call *t = left;
-
-		while (t->next != NULL)
-			t = t->next;
+		for (t = left; t->next != NULL; t = t->next)
+			;
 		t->next = c;
 	}
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->clock);
 	pthread_cond_destroy(&p->cond);
+	pthread_cond_destroy(&p->gone);
 	return left;
 }

@@ -271,7 +271,9 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 		bt->refs++;
 		bt->pending++;
 	}
-	if (mcp__pool_submit(&s->srv->pool, c) != MCP_OK) {
+	if (mcp__pool_submit(&s->srv->pool, c) == MCP_OK) {
+		mcp__server_queued(s->srv);
+	} else {
 		snprintf(msgbuf, sizeof(msgbuf), "server busy: %d calls "
 		    "queued, try again later", s->srv->queue_size);
 		reply_error(s, bt, c->id, MCP_RPC_SERVER_BUSY, msgbuf);

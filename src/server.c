@@ -45,6 +45,25 @@ flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 		mcp__stdio_flush(srv->stdio);
 }
 
+/* Runs only while calls are queued, so an idle server never wakes. */
+static void
+grow_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct mcp_server	*srv = w->data;
+
+	(void)revents;
+	if (mcp__pool_grow(&srv->pool, MCP_GROW_AFTER) == 0)
+		ev_timer_stop(loop, w);
+}
+
+/* Calls were queued: watch that they do not wait behind slow ones. */
+void
+mcp__server_queued(struct mcp_server *srv)
+{
+	if (!ev_is_active(&srv->grow))
+		ev_timer_again(srv->loop, &srv->grow);
+}
+
 static void
 deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
@@ -153,6 +172,7 @@ mcp_server_new(const char *name, const char *version)
 		goto fail;
 	n = sysconf(_SC_NPROCESSORS_ONLN);
 	srv->workers = n > 0 ? (int)n : 2;
+	srv->max_workers = MCP_DEF_MAX_WORKERS;
 	srv->max_message = MCP_DEF_MAX_MESSAGE;
 	srv->queue_size = MCP_DEF_QUEUE_SIZE;
 	srv->page_size = MCP_DEF_PAGE_SIZE;
@@ -170,9 +190,12 @@ mcp_server_new(const char *name, const char *version)
 	ev_prepare_init(&srv->flush, flush_cb);
 	ev_timer_init(&srv->grace, grace_cb, 0.0, 0.0);
 	ev_timer_init(&srv->deadline, deadline_cb, 0.0, 0.0);
+	ev_timer_init(&srv->grow, grow_cb, MCP_GROW_AFTER / 2,
+	    MCP_GROW_AFTER / 2);
 	srv->done.data = srv->stop_async.data = srv;
 	srv->sigterm.data = srv->sigint.data = srv;
 	srv->flush.data = srv->grace.data = srv->deadline.data = srv;
+	srv->grow.data = srv;
 	return srv;
 
 fail_reg:
@@ -242,6 +265,12 @@ int
 mcp_server_set_workers(mcp_server *srv, int n)
 {
 	return set_int(srv, srv ? &srv->workers : NULL, n, 1, 1024);
+}
+
+int
+mcp_server_set_max_workers(mcp_server *srv, int n)
+{
+	return set_int(srv, srv ? &srv->max_workers : NULL, n, 1, 4096);
 }
 
 int
@@ -321,6 +350,7 @@ teardown(struct mcp_server *srv)
 	ev_prepare_stop(srv->loop, &srv->flush);
 	ev_timer_stop(srv->loop, &srv->grace);
 	ev_timer_stop(srv->loop, &srv->deadline);
+	ev_timer_stop(srv->loop, &srv->grow);
 }
 
 int
@@ -348,8 +378,9 @@ mcp_server_run(mcp_server *srv)
 	ev_signal_start(srv->loop, &srv->sigterm);
 	ev_signal_start(srv->loop, &srv->sigint);
 	ev_prepare_start(srv->loop, &srv->flush);
-	rc = mcp__pool_start(&srv->pool, srv->workers, srv->queue_size,
-	    srv->loop, &srv->done);
+	rc = mcp__pool_start(&srv->pool, srv->workers,
+	    srv->max_workers > srv->workers ? srv->max_workers : srv->workers,
+	    srv->queue_size, srv->loop, &srv->done);
 	if (rc != MCP_OK)
 		goto out;
 	rc = mcp__stdio_new(srv, STDIN_FILENO, STDOUT_FILENO);
