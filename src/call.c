@@ -28,6 +28,7 @@ mcp__call_free(struct mcp_call *c)
 	if (c == NULL)
 		return;
 	json_decref(c->id);
+	free(c->ptext);
 	json_decref(c->params);
 	mcp__buf_free(&c->content);
 	json_decref(c->structured);
@@ -405,12 +406,27 @@ serialise(struct mcp_call *c)
 void
 mcp__call_run(struct mcp_call *c)
 {
-	char	 err[256];
+	struct json_perr e;
+	char		 err[256];
 
 	if (mcp_call_cancelled(c))
 		return;
 	mcp__log_set_request(c->id);
-	if (mcp__schema_validate(c->tool->in, c->args, "arguments", err,
+	/* Built here, so the allocations and frees stay on this thread. */
+	c->params = mcp__json_parse(c->ptext, c->ptextlen, &e);
+	free(c->ptext);
+	c->ptext = NULL;
+	if (c->params != NULL) {
+		c->args = json_object_get(c->params, "arguments");
+		if (c->args == NULL) {
+			c->args = json_object();
+			json_object_set_new(c->params, "arguments", c->args);
+		}
+	}
+	if (c->args == NULL)
+		mcp_result_rpc_error(c, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+	else if (mcp__schema_validate(c->tool->in, c->args, "arguments", err,
 	    sizeof(err)) != 0)
 		mcp_result_errorf(c, "invalid arguments: %s", err);
 	else

@@ -34,6 +34,26 @@ struct parser {
 
 static json_t	*value(struct parser *);
 
+/* Bytes a string scan must stop at: controls, '"', '\\', non-ASCII. */
+static const unsigned char stop[256] = {
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+};
+
 static json_t *
 fail(struct parser *ps, int code, const char *what)
 {
@@ -48,9 +68,15 @@ fail(struct parser *ps, int code, const char *what)
 static void
 skip_ws(struct parser *ps)
 {
-	while (ps->p < ps->end && (*ps->p == ' ' || *ps->p == '\n' ||
-	    *ps->p == '\r' || *ps->p == '\t'))
-		ps->p++;
+	const unsigned char	*p = ps->p;
+
+	/* Compact JSON has none: test the common case first. */
+	if (p < ps->end && *p > ' ')
+		return;
+	while (p < ps->end && (*p == ' ' || *p == '\n' || *p == '\r' ||
+	    *p == '\t'))
+		p++;
+	ps->p = p;
 }
 
 /* Length of the valid UTF-8 sequence at P (lead byte >= 0x80), or 0. */
@@ -142,15 +168,14 @@ put_utf8(struct buf *b, unsigned int cp)
 static int
 string(struct parser *ps, const char **s, size_t *n)
 {
-	const unsigned char	*p = ps->p, *run;
+	const unsigned char	*p = ps->p, *end = ps->end, *run;
 	unsigned int		 cp, lo;
 	size_t			 k;
 	int			 escaped = 0;
 
 	run = p;
 	for (;;) {
-		while (p < ps->end && *p >= 0x20 && *p != '"' && *p != '\\' &&
-		    *p < 0x80)
+		while (p < end && !stop[*p])
 			p++;
 		if (p >= ps->end) {
 			ps->p = p;
@@ -503,6 +528,160 @@ mcp__json_parse(const char *data, size_t len, struct json_perr *err)
 	return v;
 }
 
+/*
+ * Checks the value at ps->p without building it (numbers excepted, which
+ * are built and dropped so their range is checked as when parsing).
+ */
+static int
+skip(struct parser *ps)
+{
+	const char	*s;
+	size_t		 n;
+	json_t		*v;
+	int		 close;
+
+	skip_ws(ps);
+	if (ps->p >= ps->end) {
+		fail(ps, 1, "unexpected end of input");
+		return -1;
+	}
+	switch (*ps->p) {
+	case '"':
+		ps->p++;
+		return string(ps, &s, &n);
+	case '{':
+	case '[':
+		if (++ps->depth > MAX_DEPTH) {
+			fail(ps, 4, "nesting too deep");
+			return -1;
+		}
+		close = *ps->p == '{' ? '}' : ']';
+		ps->p++;
+		skip_ws(ps);
+		if (ps->p < ps->end && *ps->p == close) {
+			ps->p++;
+			ps->depth--;
+			return 0;
+		}
+		for (;;) {
+			if (close == '}') {
+				skip_ws(ps);
+				if (ps->p >= ps->end || *ps->p != '"') {
+					fail(ps, 1, "expected a string key");
+					return -1;
+				}
+				ps->p++;
+				if (string(ps, &s, &n) != 0)
+					return -1;
+				skip_ws(ps);
+				if (ps->p >= ps->end || *ps->p != ':') {
+					fail(ps, 1, "expected ':'");
+					return -1;
+				}
+				ps->p++;
+			}
+			if (skip(ps) != 0)
+				return -1;
+			skip_ws(ps);
+			if (ps->p < ps->end && *ps->p == ',') {
+				ps->p++;
+				continue;
+			}
+			if (ps->p < ps->end && *ps->p == close) {
+				ps->p++;
+				ps->depth--;
+				return 0;
+			}
+			fail(ps, 1, close == '}' ? "expected ',' or '}'" :
+			    "expected ',' or ']'");
+			return -1;
+		}
+	default:
+		v = value(ps);
+		if (v == NULL)
+			return -1;
+		json_decref(v);
+		return 0;
+	}
+}
+
+/*
+ * A params object: checked and left as text (F->praw), noting what the
+ * loop needs: tools/call's name and whether arguments is an object.
+ */
+static int
+scan_params(struct parser *ps, struct rpc_fields *f)
+{
+	const unsigned char	*start = ps->p;
+	const char		*s;
+	size_t			 n;
+	int			 which;
+
+	f->tname_kind = f->args_kind = 0;
+	ps->p++;
+	skip_ws(ps);
+	if (ps->p < ps->end && *ps->p == '}') {
+		ps->p++;
+		goto done;
+	}
+	for (;;) {
+		skip_ws(ps);
+		if (ps->p >= ps->end || *ps->p != '"') {
+			fail(ps, 1, "expected a string key");
+			return -1;
+		}
+		ps->p++;
+		if (string(ps, &s, &n) != 0)
+			return -1;
+		which = n == 4 && memcmp(s, "name", 4) == 0 ? 1 :
+		    n == 9 && memcmp(s, "arguments", 9) == 0 ? 2 : 0;
+		skip_ws(ps);
+		if (ps->p >= ps->end || *ps->p != ':') {
+			fail(ps, 1, "expected ':'");
+			return -1;
+		}
+		ps->p++;
+		skip_ws(ps);
+		if (which == 1 && ps->p < ps->end && *ps->p == '"') {
+			ps->p++;
+			if (string(ps, &s, &n) != 0)
+				return -1;
+			if (n <= 128 && memchr(s, 0, n) == NULL) {
+				memcpy(f->tname, s, n);
+				f->tname[n] = '\0';
+				f->tname_kind = 1;
+			} else
+				f->tname_kind = 3;	/* no such tool */
+		} else {
+			if (which == 1)
+				f->tname_kind = 2;
+			if (which == 2)
+				f->args_kind = ps->p < ps->end &&
+				    *ps->p == '{' ? 1 : 2;
+			if (skip(ps) != 0)
+				return -1;
+		}
+		skip_ws(ps);
+		if (ps->p < ps->end && *ps->p == ',') {
+			ps->p++;
+			continue;
+		}
+		if (ps->p < ps->end && *ps->p == '}') {
+			ps->p++;
+			break;
+		}
+		fail(ps, 1, "expected ',' or '}'");
+		return -1;
+	}
+done:
+	/* A duplicate params member: the last wins. */
+	json_decref(f->params);
+	f->params = NULL;
+	f->praw = (const char *)start;
+	f->prawlen = (size_t)(ps->p - start);
+	return 0;
+}
+
 /* Is the string S (N bytes) exactly LIT? */
 static int
 is(const char *s, size_t n, const char *lit)
@@ -546,6 +725,8 @@ member(struct parser *ps, struct rpc_fields *f, const char *k, size_t n)
 		}
 		return 0;
 	}
+	if (which == 4 && ps->p < ps->end && *ps->p == '{')
+		return scan_params(ps, f);
 	v = value(ps);
 	if (v == NULL)
 		return -1;
@@ -562,6 +743,8 @@ member(struct parser *ps, struct rpc_fields *f, const char *k, size_t n)
 		break;
 	case 4:
 		slot = &f->params;
+		f->praw = NULL;
+		f->tname_kind = f->args_kind = 0;
 		break;
 	case 5:
 		f->has_result = 1;

@@ -27,7 +27,6 @@ mcp__rpc_classify(struct rpc_fields *f, struct rpc_msg *m)
 			return;
 		m->kind = RPC_NOTIFICATION;
 		m->method = f->mname;
-		m->params = f->params;
 		return;
 	}
 	if (json_is_string(f->id) || json_is_integer(f->id))
@@ -54,9 +53,8 @@ mcp__rpc_classify(struct rpc_fields *f, struct rpc_msg *m)
 		m->why = "method must be a string";
 		return;
 	}
-	m->params = f->params;
-	if (m->params != NULL && !json_is_object(m->params) &&
-	    !json_is_array(m->params)) {
+	if (f->params != NULL && !json_is_object(f->params) &&
+	    !json_is_array(f->params)) {
 		m->why = "params must be an object";
 		return;
 	}

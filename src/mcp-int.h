@@ -127,7 +127,14 @@ struct rpc_fields {
 	char	 mname[96];	/* the method, when method == 1 */
 	int	 has_id;
 	json_t	*id;
-	json_t	*params;
+	json_t	*params;	/* built only when needed (params_of) */
+	/* A params object is left as text for the worker to build; the
+	 * loop only needs tools/call's name and the type of arguments. */
+	const char *praw;
+	size_t	 prawlen;
+	char	 tname[132];
+	int	 tname_kind;	/* 0 absent, 1 a name, 2 not a string, 3 too long */
+	int	 args_kind;	/* 0 absent, 1 an object, 2 other */
 	int	 has_result;	/* a result or error member */
 };
 
@@ -135,7 +142,6 @@ struct rpc_msg {
 	enum rpc_kind	 kind;
 	const char	*method;	/* requests and notifications */
 	json_t		*id;		/* from the fields; NULL when unusable */
-	json_t		*params;	/* from the fields; NULL when absent */
 	const char	*why;		/* RPC_INVALID: the reason */
 };
 
@@ -209,7 +215,9 @@ struct mcp_call {
 	struct batch	*batch;		/* JSON-RPC batch it belongs to */
 	struct tool	*tool;		/* a reference */
 	json_t		*id;		/* owned */
-	json_t		*params;	/* owned; moved to the worker */
+	char		*ptext;		/* params as JSON text, for the worker */
+	size_t		 ptextlen;
+	json_t		*params;	/* built and owned by the worker */
 	json_t		*args;		/* borrowed from params */
 	atomic_int	 cancelled;
 	int		 version;	/* negotiated, for result shapes */

@@ -132,6 +132,17 @@ mcp__protocol_error(struct session *s, int code, const char *msg)
 
 /* ---- methods answered on the loop ------------------------------------ */
 
+/* The params as JSON, built from their text on first use. */
+static json_t *
+params_of(struct rpc_fields *f)
+{
+	struct json_perr e;
+
+	if (f->params == NULL && f->praw != NULL)
+		f->params = mcp__json_parse(f->praw, f->prawlen, &e);
+	return f->params;
+}
+
 static void
 do_initialize(struct session *s, struct batch *bt, const json_t *id,
     json_t *params)
@@ -214,54 +225,70 @@ static void
 do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
     const char *key, uint32_t hash)
 {
-	json_t		*id = f->id, *params = f->params;
 	struct mcp_call	*c;
 	struct tool	*t;
+	struct buf	 text = { 0 };
 	json_t		*name, *args;
+	const char	*tname;
 	char		 msgbuf[200];
+	int		 kind, args_kind;
 
-	name = json_object_get(params, "name");
-	if (!json_is_string(name)) {
-		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS,
+	if (f->praw != NULL) {
+		kind = f->tname_kind;
+		tname = f->tname;
+		args_kind = f->args_kind;
+	} else {
+		/* Params from a batch element, already built. */
+		name = json_object_get(f->params, "name");
+		kind = json_is_string(name) ? 1 : name == NULL ? 0 : 2;
+		tname = json_string_value(name);
+		args = json_object_get(f->params, "arguments");
+		args_kind = args == NULL ? 0 : json_is_object(args) ? 1 : 2;
+	}
+	if (kind != 1) {
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS,
+		    kind == 3 ? "tools/call: unknown tool (name too long)" :
 		    "tools/call: name must be a string");
 		return;
 	}
-	args = json_object_get(params, "arguments");
-	if (args != NULL && !json_is_object(args)) {
-		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS,
+	if (args_kind == 2) {
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS,
 		    "tools/call: arguments must be an object");
 		return;
 	}
 	if (s->inflight >= s->max_inflight) {
 		snprintf(msgbuf, sizeof(msgbuf), "server busy: %d requests "
 		    "in flight on this session", s->inflight);
-		reply_error(s, bt, id, MCP_RPC_SERVER_BUSY, msgbuf);
+		reply_error(s, bt, f->id, MCP_RPC_SERVER_BUSY, msgbuf);
 		return;
 	}
-	t = mcp__registry_get(&s->srv->reg, json_string_value(name));
+	t = mcp__registry_get(&s->srv->reg, tname);
 	if (t == NULL) {
 		snprintf(msgbuf, sizeof(msgbuf), "unknown tool: %.100s",
-		    json_string_value(name));
-		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS, msgbuf);
+		    tname);
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS, msgbuf);
 		return;
 	}
 	c = mcp__call_new();
-	if (c == NULL) {
+	if (c != NULL && f->praw != NULL) {
+		c->ptext = malloc(f->prawlen);
+		if (c->ptext != NULL)
+			memcpy(c->ptext, f->praw, f->prawlen);
+		c->ptextlen = f->prawlen;
+	} else if (c != NULL && mcp__buf_addjson(&text, f->params) == MCP_OK)
+		c->ptext = mcp__buf_steal(&text, &c->ptextlen);
+	mcp__buf_free(&text);
+	if (c == NULL || c->ptext == NULL) {
+		mcp__call_free(c);
 		mcp__tool_unref(t);
-		reply_error(s, bt, id, MCP_RPC_INTERNAL_ERROR,
+		reply_error(s, bt, f->id, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
 		return;
 	}
-	if (args == NULL) {
-		args = json_object();
-		json_object_set_new(params, "arguments", args);
-	}
-	/* Move id and params into the call: the worker owns them now. */
+	/* The id moves into the call; the worker builds the params. */
 	c->tool = t;
-	c->id = id;
-	c->params = params;
-	c->args = args;
-	f->id = f->params = NULL;
+	c->id = f->id;
+	f->id = NULL;
 	c->version = s->version;
 	c->hash = hash;
 	memcpy(c->key, key, sizeof(c->key));
@@ -323,10 +350,11 @@ do_cancelled(struct session *s, json_t *params)
 }
 
 static void
-notification(struct session *s, const struct rpc_msg *m)
+notification(struct session *s, struct rpc_fields *f,
+    const struct rpc_msg *m)
 {
 	if (strcmp(m->method, "notifications/cancelled") == 0)
-		do_cancelled(s, m->params);
+		do_cancelled(s, params_of(f));
 	else if (strcmp(m->method, "notifications/initialized") == 0)
 		;		/* nothing to do: requests are already allowed */
 	else
@@ -345,7 +373,8 @@ request(struct session *s, struct batch *bt, struct rpc_fields *f,
 	char		 why[160];
 	uint32_t	 hash;
 
-	if (m->params != NULL && !json_is_object(m->params)) {
+	if (f->praw == NULL && f->params != NULL &&
+	    !json_is_object(f->params)) {
 		reply_error(s, bt, m->id, MCP_RPC_INVALID_PARAMS,
 		    "params must be an object");
 		return;
@@ -362,7 +391,7 @@ request(struct session *s, struct batch *bt, struct rpc_fields *f,
 		return;
 	}
 	if (strcmp(method, "initialize") == 0) {
-		do_initialize(s, bt, m->id, m->params);
+		do_initialize(s, bt, m->id, params_of(f));
 		return;
 	}
 	if (!s->initialized) {
@@ -371,13 +400,13 @@ request(struct session *s, struct batch *bt, struct rpc_fields *f,
 		return;
 	}
 	if (strcmp(method, "tools/call") == 0) {
-		if (m->params == NULL)
+		if (f->praw == NULL && f->params == NULL)
 			reply_error(s, bt, m->id, MCP_RPC_INVALID_PARAMS,
 			    "tools/call needs params");
 		else
 			do_tools_call(s, bt, f, key, hash);
 	} else if (strcmp(method, "tools/list") == 0) {
-		do_tools_list(s, bt, m->id, m->params);
+		do_tools_list(s, bt, m->id, params_of(f));
 	} else {
 		snprintf(why, sizeof(why), "method not found: %.100s", method);
 		reply_error(s, bt, m->id, MCP_RPC_METHOD_NOT_FOUND, why);
@@ -397,7 +426,7 @@ message(struct session *s, struct batch *bt, struct rpc_fields *f)
 		mcp__log_set_request(NULL);
 		break;
 	case RPC_NOTIFICATION:
-		notification(s, &m);
+		notification(s, f, &m);
 		break;
 	case RPC_RESPONSE:
 		MCP_LOG(MCP_LOG_DEBUG, "ignoring a response to no request");
