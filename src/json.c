@@ -239,8 +239,9 @@ string(struct parser *ps, const char **s, size_t *n)
 				fail(ps, 1, "invalid \\u surrogate");
 				return -1;
 			} else if (cp == 0) {
+				/* Valid JSON, but C strings end there. */
 				ps->p = p;
-				fail(ps, 1, "\\u0000 is not allowed");
+				fail(ps, 3, "\\u0000 in a string is not supported");
 				return -1;
 			}
 			break;
@@ -317,14 +318,14 @@ number(struct parser *ps)
 			p++;
 	}
 	ps->p = p;
-	if (!real) {
-		if (neg ? u > (unsigned long long)LLONG_MAX + 1 :
-		    u > (unsigned long long)LLONG_MAX) {
-			ps->p = s;
-			return fail(ps, 3, "integer too big");
-		}
+	/*
+	 * An integer past 64 bits becomes a real, as JavaScript writes
+	 * 12345678901234567000: refusing it would lose the whole request.
+	 * (An id must be an integer, so such an id is still refused.)
+	 */
+	if (!real && (neg ? u <= (unsigned long long)LLONG_MAX + 1 :
+	    u <= (unsigned long long)LLONG_MAX))
 		return json_integer(neg ? (json_int_t)(0 - u) : (json_int_t)u);
-	}
 	if ((size_t)(p - s) >= sizeof(tmp)) {
 		/* Long mantissas: strtod needs a terminated copy. */
 		char	*big = strndup((const char *)s, (size_t)(p - s));

@@ -126,26 +126,26 @@ int
 mcp__rpc_error(struct buf *b, const json_t *id, int code, const char *msg,
     const json_t *data)
 {
-	json_t	*s;
 	char	 num[24];
 	int	 rc;
 
+	if (msg == NULL)
+		msg = "error";
 	if (mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",") != MCP_OK)
 		return MCP_ENOMEM;
 	if (id != NULL && (mcp__buf_adds(b, "\"id\":") != MCP_OK ||
-	    mcp__buf_addjson(b, id) != MCP_OK || mcp__buf_addc(b, ',')))
+	    mcp__buf_addjson(b, id) != MCP_OK ||
+	    mcp__buf_addc(b, ',') != MCP_OK))
 		return MCP_ENOMEM;
 	snprintf(num, sizeof(num), "%d", code);
-	s = json_string(msg);
-	if (s == NULL)
-		s = json_string("error");
 	rc = mcp__buf_adds(b, "\"error\":{\"code\":");
 	if (rc == MCP_OK)
 		rc = mcp__buf_adds(b, num);
 	if (rc == MCP_OK)
 		rc = mcp__buf_adds(b, ",\"message\":");
+	/* A message cut inside a UTF-8 sequence keeps its readable part. */
 	if (rc == MCP_OK)
-		rc = s == NULL ? MCP_ENOMEM : mcp__buf_addjson(b, s);
+		rc = mcp__buf_addstr(b, msg, strlen(msg));
 	if (rc == MCP_OK && data != NULL) {
 		rc = mcp__buf_adds(b, ",\"data\":");
 		if (rc == MCP_OK)
@@ -153,7 +153,6 @@ mcp__rpc_error(struct buf *b, const json_t *id, int code, const char *msg,
 	}
 	if (rc == MCP_OK)
 		rc = mcp__buf_adds(b, "}}");
-	json_decref(s);
 	return rc;
 }
 
@@ -161,9 +160,8 @@ mcp__rpc_error(struct buf *b, const json_t *id, int code, const char *msg,
 int
 mcp__rpc_notification(struct buf *b, const char *method, const json_t *params)
 {
-	if (mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",\"method\":\"") != MCP_OK ||
-	    mcp__buf_adds(b, method) != MCP_OK ||
-	    mcp__buf_addc(b, '"') != MCP_OK)
+	if (mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",\"method\":") != MCP_OK ||
+	    mcp__buf_addstr(b, method, strlen(method)) != MCP_OK)
 		return MCP_ENOMEM;
 	if (params != NULL && (mcp__buf_adds(b, ",\"params\":") != MCP_OK ||
 	    mcp__buf_addjson(b, params) != MCP_OK))
@@ -181,12 +179,16 @@ int
 mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
 {
 	const char	*s;
+	char		 num[24];
 	size_t		 n, i;
 	uint32_t	 h1 = 2166136261u, h2 = 5381;
 
 	if (json_is_integer(id)) {
+		n = mcp__fmt_int(num, (long long)json_integer_value(id));
+		if (n + 2 > keylen)
+			return MCP_EINVAL;
 		key[0] = 'i';
-		mcp__fmt_int(key + 1, (long long)json_integer_value(id));
+		memcpy(key + 1, num, n + 1);
 		return MCP_OK;
 	}
 	if (!json_is_string(id))

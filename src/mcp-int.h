@@ -245,11 +245,23 @@ void	 mcp__call_run(struct mcp_call *c) MCP_HIDDEN;
 
 /* ---- pool.c ----------------------------------------------------------- */
 
+enum worker_state {
+	WORKER_FREE,
+	WORKER_RUNNING,
+	WORKER_EXITED		/* left on its own: join, then reuse */
+};
+
+struct worker {
+	struct pool		*pool;
+	pthread_t		 tid;
+	enum worker_state	 state;		/* under the pool lock */
+};
+
 struct pool {
 	int		 started;
+	struct worker	*workers;	/* max slots */
 	pthread_mutex_t	 lock;
 	pthread_cond_t	 cond;		/* work arrived, or stop */
-	pthread_cond_t	 gone;		/* the last worker left */
 	struct mcp_call	*head;
 	struct mcp_call	*tail;
 	int		 queued;
@@ -278,6 +290,7 @@ int	 mcp__pool_start(struct pool *p, int core, int max, int max_queued,
 int	 mcp__pool_grow(struct pool *p, double grow_after) MCP_HIDDEN;
 /* Loop: queues C; MCP_ESTATE when the queue is full (C untouched). */
 int	 mcp__pool_submit(struct pool *p, struct mcp_call *c) MCP_HIDDEN;
+int	 mcp__pool_full(struct pool *p) MCP_HIDDEN;
 void	 mcp__pool_plug(struct pool *p) MCP_HIDDEN;
 void	 mcp__pool_unplug(struct pool *p) MCP_HIDDEN;
 /* Loop: the completed calls, oldest first. */
@@ -349,6 +362,7 @@ int	 mcp__stdio_new(struct mcp_server *srv, int in_fd, int out_fd)
 	    MCP_HIDDEN;
 void	 mcp__stdio_start(struct stdio_transport *t) MCP_HIDDEN;
 void	 mcp__stdio_stop_input(struct stdio_transport *t) MCP_HIDDEN;
+void	 mcp__stdio_resume(struct stdio_transport *t) MCP_HIDDEN;
 int	 mcp__stdio_idle(struct stdio_transport *t) MCP_HIDDEN;
 void	 mcp__stdio_flush(struct stdio_transport *t) MCP_HIDDEN;
 void	 mcp__stdio_abort(struct stdio_transport *t) MCP_HIDDEN;

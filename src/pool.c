@@ -75,7 +75,8 @@ post(struct pool *p, struct mcp_call *first, struct mcp_call *last)
 static void *
 worker(void *arg)
 {
-	struct pool	*p = arg;
+	struct worker	*w = arg;
+	struct pool	*p = w->pool;
 	struct mcp_call	*c;
 
 	for (;;) {
@@ -92,34 +93,46 @@ worker(void *arg)
 		mcp__call_run(c);
 		post(p, c, c);
 	}
-	/* Lock held: leaving, either idle too long or stopping. */
+	/* Lock held: leaving, idle too long or stopping; join me later. */
 	p->nthreads--;
-	if (p->nthreads == 0)
-		pthread_cond_broadcast(&p->gone);
+	w->state = WORKER_EXITED;
 	pthread_mutex_unlock(&p->lock);
 	return NULL;
 }
 
-/* Lock held. Starts one detached worker with every signal blocked. */
+/*
+ * Lock held. Starts one worker, with every signal blocked, in a free
+ * slot; a slot whose thread has left is joined first. Threads stay
+ * joinable so that mcp__pool_stop can wait for every one of them.
+ */
 static int
 spawn(struct pool *p)
 {
-	pthread_attr_t	 attr;
-	pthread_t	 t;
+	struct worker	*w = NULL;
 	sigset_t	 all, old;
-	int		 rc;
+	int		 i, rc;
 
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	for (i = 0; i < p->max; i++)
+		if (p->workers[i].state != WORKER_RUNNING) {
+			w = &p->workers[i];
+			break;
+		}
+	if (w == NULL)
+		return MCP_ESTATE;
+	if (w->state == WORKER_EXITED) {
+		pthread_join(w->tid, NULL);	/* it has left: no wait */
+		w->state = WORKER_FREE;
+	}
+	w->pool = p;
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	rc = pthread_create(&t, &attr, worker, p);
+	rc = pthread_create(&w->tid, NULL, worker, w);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	pthread_attr_destroy(&attr);
 	if (rc != 0) {
 		mcp_log(MCP_LOG_ERR, "pthread_create: %s", strerror(rc));
 		return MCP_ESYS;
 	}
+	w->state = WORKER_RUNNING;
 	p->nthreads++;
 	return MCP_OK;
 }
@@ -141,10 +154,12 @@ mcp__pool_start(struct pool *p, int core, int max, int max_queued,
 	p->max = max > core ? max : core;
 	p->loop = loop;
 	p->wake = wake;
+	p->workers = calloc((size_t)p->max, sizeof(*p->workers));
+	if (p->workers == NULL)
+		return MCP_ENOMEM;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->clock, NULL);
 	pthread_cond_init(&p->cond, NULL);
-	pthread_cond_init(&p->gone, NULL);
 	p->started = 1;
 	pthread_mutex_lock(&p->lock);
 	for (i = 0; i < core && rc == MCP_OK; i++)
@@ -167,12 +182,12 @@ mcp__pool_submit(struct pool *p, struct mcp_call *c)
 {
 	int	 full;
 
-	c->next = NULL;
 	pthread_mutex_lock(&p->lock);
 	full = p->queued + p->held >= p->max_queued || p->stop;
 	pthread_mutex_unlock(&p->lock);
 	if (full)
 		return MCP_ESTATE;
+	c->next = NULL;
 	c->queued_at = ev_now(p->loop);
 	if (p->htail != NULL)
 		p->htail->next = c;
@@ -183,6 +198,18 @@ mcp__pool_submit(struct pool *p, struct mcp_call *c)
 	if (!p->plugged)
 		mcp__pool_unplug(p);
 	return MCP_OK;
+}
+
+/* Loop: would a call be refused now? */
+int
+mcp__pool_full(struct pool *p)
+{
+	int	 full;
+
+	pthread_mutex_lock(&p->lock);
+	full = p->queued + p->held >= p->max_queued;
+	pthread_mutex_unlock(&p->lock);
+	return full;
 }
 
 /* Loop: hold submitted calls until mcp__pool_unplug. */
@@ -266,7 +293,7 @@ mcp__pool_completions(struct pool *p)
 }
 
 /*
- * Stops the workers and waits for every one to leave. A callback that
+ * Stops the workers and joins every one. A callback that
  * never returns blocks here: callbacks are flagged cancelled before this
  * is called, and must poll. Returns the calls still queued or completed,
  * for the caller to free.
@@ -275,19 +302,35 @@ struct mcp_call *
 mcp__pool_stop(struct pool *p)
 {
 	struct mcp_call	*left, *c, *t;
+	int		 i;
 
 	if (!p->started)
 		return NULL;
 	p->started = 0;
 	pthread_mutex_lock(&p->lock);
 	p->stop = 1;
+	/* Calls a plug still holds never reached a worker either. */
+	if (p->hhead != NULL) {
+		if (p->tail != NULL)
+			p->tail->next = p->hhead;
+		else
+			p->head = p->hhead;
+		p->tail = p->htail;
+		p->hhead = p->htail = NULL;
+		p->held = 0;
+	}
+	p->plugged = 0;
 	left = p->head;
 	p->head = p->tail = NULL;
 	p->queued = 0;
 	pthread_cond_broadcast(&p->cond);
-	while (p->nthreads > 0)
-		pthread_cond_wait(&p->gone, &p->lock);
 	pthread_mutex_unlock(&p->lock);
+	/* Only this thread spawns, so the slots can be read unlocked. */
+	for (i = 0; i < p->max; i++)
+		if (p->workers[i].state != WORKER_FREE)
+			pthread_join(p->workers[i].tid, NULL);
+	free(p->workers);
+	p->workers = NULL;
 	c = mcp__pool_completions(p);
 	if (left == NULL)
 		left = c;
@@ -299,6 +342,5 @@ mcp__pool_stop(struct pool *p)
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->clock);
 	pthread_cond_destroy(&p->cond);
-	pthread_cond_destroy(&p->gone);
 	return left;
 }

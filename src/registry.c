@@ -363,8 +363,11 @@ mcp__registry_list(struct registry *r, const char *cursor, int limit,
 
 	*bad = 0;
 	if (cursor != NULL) {
+		/* Exactly what we hand out: "c" and 1-16 lower-case hex
+		 * digits; strtoull alone would take " 1", "+1", "-1", "0x1". */
 		if (cursor[0] != 'c' || strlen(cursor) > 17 ||
-		    cursor[1] == '\0') {
+		    cursor[1] == '\0' || strspn(cursor + 1,
+		    "0123456789abcdef") != strlen(cursor + 1)) {
 			*bad = 1;
 			return NULL;
 		}

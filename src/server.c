@@ -11,6 +11,8 @@
  * grace timer; when it fires, calls still running are answered with an
  * error and cancelled, so no request goes unanswered.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +32,8 @@ done_cb(struct ev_loop *loop, ev_async *w, int revents)
 		next = c->next;
 		mcp__protocol_complete(c);
 	}
+	if (srv->stdio != NULL && !srv->draining)
+		mcp__stdio_resume(srv->stdio);
 	mcp__server_check_drained(srv);
 }
 
@@ -160,9 +164,18 @@ mcp_server_new(const char *name, const char *version)
 {
 	struct mcp_server	*srv;
 	long			 n;
+	int			 fd;
 
 	/* Before any thread exists (jansson's thread-safety rules). */
 	json_object_seed(0);
+	/*
+	 * A closed fd 0, 1 or 2 would be handed to the epoll fd or a pipe,
+	 * and replies would go there: give them /dev/null instead.
+	 */
+	for (fd = 0; fd <= 2; fd++)
+		if (fcntl(fd, F_GETFD) == -1 && errno == EBADF &&
+		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
+			return NULL;
 	srv = calloc(1, sizeof(*srv));
 	if (srv == NULL)
 		return NULL;

@@ -34,6 +34,7 @@ struct stdio_transport {
 	struct buf		 out;
 	size_t			 out_cap;
 	int			 paused;	/* input stopped: output full */
+	int			 blocked;	/* input held: job queue full */
 	int			 eof;		/* no more input */
 	int			 broken;	/* output failed: client gone */
 };
@@ -49,7 +50,7 @@ static void	 try_write(struct stdio_transport *);
 static void
 input_start(struct stdio_transport *t)
 {
-	if (!t->eof && !t->paused)
+	if (!t->eof && !t->paused && !t->blocked)
 		ev_io_start(t->srv->loop, &t->rio);
 }
 
@@ -160,7 +161,7 @@ static void
 split(struct stdio_transport *t)
 {
 	char	*p, *from, *nl, *end;
-	size_t	 held;
+	size_t	 held, n;
 
 	p = t->in.data + t->in.off;
 	end = t->in.data + t->in.len;
@@ -169,16 +170,29 @@ split(struct stdio_transport *t)
 		nl = memchr(from, '\n', (size_t)(end - from));
 		if (nl == NULL)
 			break;
-		if (t->skipping)
+		n = (size_t)(nl - p);
+		if (n > 0 && p[n - 1] == '\r')
+			n--;		/* CR LF framing: the CR is not data */
+		if (t->skipping) {
 			t->skipping = 0;
-		else if ((size_t)(nl - p) > t->srv->max_message)
+		} else if (n > t->srv->max_message) {
 			oversized(t);
-		else
-			line(t, p, (size_t)(nl - p));
+		} else if (mcp__pool_full(&t->srv->pool)) {
+			/*
+			 * The job queue is full: leave this line and the rest
+			 * in the buffer and stop reading. The pipe pushes back
+			 * on the client; completions resume us.
+			 */
+			t->blocked = 1;
+			ev_io_stop(t->srv->loop, &t->rio);
+			break;
+		} else {
+			line(t, p, n);
+		}
 		p = from = nl + 1;
 	}
 	held = (size_t)(end - p);
-	if (!t->skipping && held > t->srv->max_message) {
+	if (!t->blocked && !t->skipping && held > t->srv->max_message + 1) {
 		oversized(t);
 		t->skipping = 1;
 	}
@@ -187,7 +201,20 @@ split(struct stdio_transport *t)
 		held = 0;
 	}
 	mcp__buf_consume(&t->in, (size_t)(p - (t->in.data + t->in.off)));
-	t->scanned = held;
+	t->scanned = t->blocked ? 0 : held;
+}
+
+/* Loop, after completions: go on with held lines once there is room. */
+void
+mcp__stdio_resume(struct stdio_transport *t)
+{
+	if (!t->blocked || mcp__pool_full(&t->srv->pool))
+		return;
+	t->blocked = 0;
+	mcp__pool_plug(&t->srv->pool);
+	split(t);
+	mcp__pool_unplug(&t->srv->pool);
+	input_start(t);
 }
 
 static void

@@ -4,6 +4,7 @@
  * arguments and sets a result, and one call for the command line.
  * Callbacks run on worker threads; none of them shares state.
  */
+#include <math.h>
 #include <time.h>
 
 #include <mcp.h>
@@ -49,6 +50,10 @@ add(mcp_call *call)
 
 	if (mcp_args_unpack(call, "{s:F, s:F}", "a", &a, "b", &b) != MCP_OK)
 		return;
+	if (!isfinite(a + b)) {
+		mcp_result_error(call, "the sum is too large for a double");
+		return;
+	}
 	mcp_result_textf(call, "%.17g", a + b);
 	mcp_result_json_new(call, json_pack("{s:f}", "sum", a + b));
 }
@@ -59,9 +64,13 @@ sleep_tool(mcp_call *call)
 {
 	struct timespec	 slice = { 0, 10 * 1000 * 1000 };
 	json_int_t	 ms, done;
+	double		 v;
 
-	if (mcp_args_unpack(call, "{s:I}", "ms", &ms) != MCP_OK)
+	/* F, not I: the schema's "integer" also admits 2.0, as JSON
+	 * Schema says, and F reads both. */
+	if (mcp_args_unpack(call, "{s:F}", "ms", &v) != MCP_OK)
 		return;
+	ms = (json_int_t)v;
 	for (done = 0; done < ms; done += 10) {
 		if (mcp_call_cancelled(call))
 			return;		/* nobody is waiting for an answer */

@@ -1,0 +1,22 @@
+#!/bin/sh
+# shutdown.sh: how build/mcp-demo ends: end of input with calls in
+# flight, SIGTERM and SIGINT with and without calls that outlive the
+# grace period, a second signal, and a reader that closes its end
+# (test/shutdown.mjs, Node 20, no npm packages). Prints TAP only; the
+# exit status is the Node script's.
+#
+#   test/shutdown.sh [NAME ...]	run only the cases whose names contain NAME
+set -u
+cd "$(dirname "$0")/.." || exit 1
+
+if ! command -v node >/dev/null 2>&1; then
+	echo "not ok 1 - node (20 or later) is installed"
+	echo "1..1"
+	exit 1
+fi
+if [ ! -x build/mcp-demo ]; then
+	echo "not ok 1 - build/mcp-demo is built"
+	echo "1..1"
+	exit 1
+fi
+exec node test/shutdown.mjs "$@"

@@ -1,0 +1,202 @@
+#!/bin/sh
+# static.sh: TAP checks on the source tree, no server run. (a) the shared
+# library exports exactly the functions mcp.h declares, all mcp_*; (b)
+# nothing in src/ writes to stdout except cli.c's print_stdout, used for
+# --help and --version; (c) no banned function anywhere; (d) every man
+# page is clean under mandoc -Tlint -Werror; (e) the library, tools and
+# tests compile with the Makefile's own flags plus -Werror; (f) every
+# function in mcp.h is named in the NAME section of a man3 page.
+cd "$(dirname "$0")/.." || exit 1
+
+n=0
+failed=0
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcp-static.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+
+# ok STATUS NAME [FILE]: one TAP line, STATUS 0 being a pass; on a
+# failure, FILE's lines follow as TAP comments.
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		[ -n "$3" ] && sed 's/^/#   /' "$3"
+	fi
+	return 0
+}
+
+# strip_c FILE: FILE with comments blanked and string literals emptied,
+# line numbers kept, so greps see only code. Character literals stay.
+strip_c() {
+	perl -0777 -pe '
+	    s{ (/\*.*?\*/ | //[^\n]*)
+	     | ("(?:\\.|[^"\\\n])*")
+	     | (\x27(?:\\.|[^\x27\\\n])*\x27) }
+	     { defined $1 ? " " . ("\n" x ($1 =~ tr/\n//)) :
+	       defined $2 ? "\"\"" : $3 }gsex' "$1"
+}
+
+# hits FILE ERE: "FILE:LINE:FUNCTION" for each code line of FILE matching
+# ERE, FUNCTION being the definition it is in (KNF: the name starts a
+# line).
+hits() {
+	strip_c "$1" | awk -v f="$1" -v re="$2" '
+		/^[A-Za-z_][A-Za-z0-9_]*\(/ { fn = $0; sub(/\(.*/, "", fn) }
+		$0 ~ re { print f ":" FNR ":" (fn != "" ? fn : "(top)") }'
+}
+
+# ---- (a) exported symbols ---------------------------------------------
+
+# The functions mcp.h declares: every prototype, and those with MCP_EXTERN.
+strip_c include/mcp.h | grep -v '^[[:space:]]*#' |
+    perl -0777 -ne 's/extern\s*""\s*\{//g; s/^\}\s*$//mg;
+	for (split /;/) { next if /\btypedef\b/; next unless /\(/;
+	    s/__attribute__\s*\(\(.*?\)\)//gs; print "$1\n" if /(\w+)\s*\(/ }' |
+    sort -u > "$tmp/declared"
+perl -0777 -ne 'while (/^MCP_EXTERN\b([^;]*);/mg) {
+	print "$1\n" if $1 =~ /(\w+)\s*\(/ }' include/mcp.h |
+    sort -u > "$tmp/extern"
+[ -s "$tmp/extern" ]
+ok $? "mcp.h declares functions with MCP_EXTERN ($(wc -l < "$tmp/extern"))"
+comm -23 "$tmp/declared" "$tmp/extern" > "$tmp/noextern"
+[ ! -s "$tmp/noextern" ]
+ok $? "every prototype in mcp.h carries MCP_EXTERN" "$tmp/noextern"
+
+if [ -f build/libmcp.so ]; then
+	nm -D --defined-only build/libmcp.so | awk 'NF >= 3 { print $3 }' |
+	    sed 's/@.*//' | sort -u > "$tmp/exported"
+else
+	: > "$tmp/exported"
+fi
+[ -s "$tmp/exported" ]
+ok $? "build/libmcp.so has a dynamic symbol table"
+grep -v '^mcp_' "$tmp/exported" > "$tmp/foreign"
+grep '^mcp__' "$tmp/exported" >> "$tmp/foreign"
+[ ! -s "$tmp/foreign" ]
+ok $? "libmcp.so exports only mcp_* names, no mcp__ internals" "$tmp/foreign"
+comm -23 "$tmp/extern" "$tmp/exported" > "$tmp/missing"
+[ ! -s "$tmp/missing" ]
+ok $? "every MCP_EXTERN function is exported" "$tmp/missing"
+comm -13 "$tmp/extern" "$tmp/exported" > "$tmp/extra"
+[ ! -s "$tmp/extra" ]
+ok $? "every exported symbol is declared in mcp.h" "$tmp/extra"
+
+# ---- (b) nothing writes to stdout --------------------------------------
+
+b='(^|[^A-Za-z0-9_])'
+sp='[[:space:]]*'
+out_re="$b(printf|vprintf|puts|putchar|putchar_unlocked|putc)$sp[(]"
+out_re="$out_re|${b}stdout([^A-Za-z0-9_]|\$)"
+out_re="$out_re|$b(write|dprintf|vdprintf)$sp[(]$sp(STDOUT_FILENO|1)$sp,"
+: > "$tmp/stdout"
+for f in src/*.c src/*.h; do
+	hits "$f" "$out_re" >> "$tmp/stdout"
+done
+grep -v '^src/cli\.c:[0-9]*:print_stdout$' "$tmp/stdout" > "$tmp/stdout.bad"
+[ ! -s "$tmp/stdout.bad" ]
+ok $? "src/ writes nothing to stdout outside cli.c's print_stdout" \
+    "$tmp/stdout.bad"
+grep -q '^src/cli\.c:[0-9]*:print_stdout$' "$tmp/stdout"
+ok $? "the one exception, print_stdout, is where it is expected"
+# print_stdout is static, and only --help and --version call it.
+strip_c src/cli.c | awk '/^print_stdout\(/ { print prev } { prev = $0 }' \
+    > "$tmp/ps.type"
+[ "$(cat "$tmp/ps.type")" = "static void" ]
+ok $? "print_stdout is a static function"
+strip_c src/cli.c | awk '
+	/^[A-Za-z_][A-Za-z0-9_]*\(/ { fn = $0; sub(/\(.*/, "", fn) }
+	/^[[:space:]]*case / { label = $2 }
+	/print_stdout[[:space:]]*\(/ && !/^print_stdout\(/ {
+		print fn " " label
+	}' \
+    > "$tmp/ps.calls"
+[ "$(sort -u "$tmp/ps.calls" | tr '\n' ' ')" = \
+    "mcp_server_main 'V': mcp_server_main 'h': " ]
+ok $? "print_stdout is called only for -h/--help and -V/--version" \
+    "$tmp/ps.calls"
+
+# ---- (c) banned functions ----------------------------------------------
+
+for fn in sprintf vsprintf strcpy strcat strtok atoi gets; do
+	: > "$tmp/banned"
+	for f in src/*.c src/*.h tools/*.c test/*.c test/*.h bench/*.c; do
+		[ -f "$f" ] || continue
+		hits "$f" "(^|[^A-Za-z0-9_])$fn[[:space:]]*[(]" >> "$tmp/banned"
+	done
+	[ ! -s "$tmp/banned" ]
+	ok $? "no $fn() in src/ tools/ test/ bench/" "$tmp/banned"
+done
+
+# ---- (d) man pages ------------------------------------------------------
+
+if command -v mandoc >/dev/null 2>&1; then
+	for page in man/*.[1-9]; do
+		mandoc -Tlint -Werror "$page" > "$tmp/lint" 2>&1
+		rc=$?
+		[ "$rc" -eq 0 ] && [ ! -s "$tmp/lint" ]
+		ok $? "mandoc -Tlint -Werror $page" "$tmp/lint"
+	done
+else
+	echo "ok $((n + 1)) - # SKIP mandoc not installed"
+	n=$((n + 1))
+fi
+
+# ---- (e) warning-free with -Werror -------------------------------------
+
+# The compiler command make would run for TARGET after SOURCE changed,
+# without running it; config.mk is a goal too, so -n stops make from
+# re-running configure to remake it.
+make_cmd() {
+	make -n -W "$1" config.mk "$2" 2>/dev/null |
+	    grep -E "^[^ ]*(cc|gcc|clang)[^ ]* .* -o $2 " | tail -1
+}
+
+mkdir -p "$tmp/o"
+cmd=$(make_cmd src/buf.c build/obj/buf.o)
+flags=${cmd%% -c -o build/obj/buf.o*}
+[ -n "$cmd" ] && [ "$flags" != "$cmd" ]
+ok $? "library compile flags found with make -n"
+for f in src/*.c; do
+	b=$(basename "$f" .c)
+	# shellcheck disable=SC2086
+	$flags -Werror -c -o "$tmp/o/$b.o" "$f" > "$tmp/cc" 2>&1
+	ok $? "$f compiles with -Werror" "$tmp/cc"
+done
+compile_app() {
+	cmd=$(make_cmd "$1" "$2")
+	flags=${cmd%% -o $2 *}
+	if [ -z "$cmd" ] || [ "$flags" = "$cmd" ]; then
+		echo "no command from make -n for $2" > "$tmp/cc"
+		false
+	else
+		# shellcheck disable=SC2086
+		$flags -Werror -c -o "$tmp/o/$(basename "$2").o" "$1" \
+		    > "$tmp/cc" 2>&1
+	fi
+	ok $? "$1 compiles with -Werror" "$tmp/cc"
+}
+compile_app tools/mcp-demo.c build/mcp-demo
+compile_app tools/mcp-bench.c build/mcp-bench
+compile_app bench/floor-stdio.c build/floor-stdio
+for f in test/t_*.c; do
+	compile_app "$f" "build/$(basename "$f" .c)"
+done
+
+# ---- (f) every function has a man page ---------------------------------
+
+for page in man/*.3; do
+	sed -n '/^\.Sh NAME/,/^\.Sh /p' "$page" |
+	    awk '/^\.Nm/ { sub(/,$/, "", $2); print $2 }'
+done | sort -u > "$tmp/named"
+while read -r fn; do
+	grep -qx "$fn" "$tmp/named"
+	ok $? "$fn is in the NAME section of a man3 page"
+done < "$tmp/declared"
+comm -13 "$tmp/declared" "$tmp/named" > "$tmp/stale"
+[ ! -s "$tmp/stale" ]
+ok $? "every name in a man3 NAME section is a function of mcp.h" "$tmp/stale"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]

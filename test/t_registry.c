@@ -1,0 +1,497 @@
+/*
+ * t_registry.c: unit tests for the tool table in src/registry.c, through
+ * the public registration calls plus mcp__registry_list (tools/list and
+ * its cursors) and mcp__registry_get (the reference a call holds). The
+ * user-data destructor is counted everywhere: it must run exactly once,
+ * whether registration succeeds, fails, or the tool outlives its
+ * unregistration. Single-threaded; never runs the server.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "mcp-int.h"
+#include "tap.h"
+
+#define NDATA	64
+
+/* freed[i] counts the destructor calls for &data[i]. */
+static int	 data[NDATA];
+static int	 freed[NDATA];
+
+static void
+count_free(void *p)
+{
+	freed[(int *)p - data]++;
+}
+
+static void
+fn(mcp_call *call)
+{
+	(void)call;
+}
+
+static void
+reset_counts(void)
+{
+	memset(freed, 0, sizeof(freed));
+}
+
+/* Registers NAME with the default schema and user data &data[I]. */
+static int
+reg(mcp_server *srv, const char *name, int i)
+{
+	return mcp_tool_register(srv, name, "a test tool", NULL, fn, &data[i],
+	    count_free);
+}
+
+/* Appends ",S" (or "S" to an empty DST) within SIZE bytes. */
+static void
+append(char *dst, size_t size, const char *s)
+{
+	size_t	 n = strlen(dst), m = strlen(s);
+
+	if (n > 0 && n + 1 < size)
+		dst[n++] = ',';
+	if (m > size - n - 1)
+		m = size - n - 1;
+	memcpy(dst + n, s, m);
+	dst[n + m] = '\0';
+}
+
+/*
+ * The names listed by one tools/list page, as "a,b,c", into OUT; the
+ * next cursor (or "") into NEXT. Returns -1 on a NULL result.
+ */
+static int
+page(mcp_server *srv, const char *cursor, int limit, char *out,
+    size_t outlen, char *next, size_t nextlen)
+{
+	json_t		*res, *tools, *t, *nc;
+	size_t		 i;
+	int		 bad;
+
+	out[0] = '\0';
+	next[0] = '\0';
+	res = mcp__registry_list(&srv->reg, cursor, limit, MCP_V_LATEST,
+	    &bad);
+	if (res == NULL)
+		return -1;
+	tools = json_object_get(res, "tools");
+	json_array_foreach(tools, i, t)
+		append(out, outlen, json_string_value(json_object_get(t,
+		    "name")));
+	nc = json_object_get(res, "nextCursor");
+	if (nc != NULL)
+		snprintf(next, nextlen, "%s", json_is_string(nc) ?
+		    json_string_value(nc) : "(not a string)");
+	json_decref(res);
+	return 0;
+}
+
+/* Every name, in order, on one page. */
+static const char *
+names(mcp_server *srv)
+{
+	static char	 out[1024];
+	char		 next[64];
+
+	if (page(srv, NULL, 0, out, sizeof(out), next, sizeof(next)) != 0)
+		return "(list failed)";
+	if (next[0] != '\0')
+		return "(unexpected nextCursor)";
+	return out;
+}
+
+static void
+t_register(void)
+{
+	mcp_server	*srv;
+	char		 name[200];
+	int		 i;
+
+	reset_counts();
+	srv = mcp_server_new("t", "1");
+	ok(srv != NULL, "server");
+	is_int(reg(srv, "zeta", 0), MCP_OK, "register zeta");
+	is_int(reg(srv, "alpha", 1), MCP_OK, "register alpha");
+	is_int(reg(srv, "mid.dle-name_1", 2), MCP_OK,
+	    "register mid.dle-name_1");
+	is_int(reg(srv, "Beta", 3), MCP_OK, "register Beta");
+	is_str(names(srv), "zeta,alpha,mid.dle-name_1,Beta",
+	    "list keeps registration order");
+	is_int(srv->reg.count, 4, "count 4");
+	ok(freed[0] + freed[1] + freed[2] + freed[3] == 0,
+	    "no destructor ran on success");
+
+	/* Duplicates. */
+	is_int(reg(srv, "alpha", 10), MCP_EEXIST, "duplicate: EEXIST");
+	is_int(freed[10], 1, "duplicate: its destructor ran once");
+	is_int(freed[1], 0, "duplicate: the original keeps its data");
+	is_str(names(srv), "zeta,alpha,mid.dle-name_1,Beta",
+	    "duplicate: list unchanged");
+	is_int(reg(srv, "beta", 11), MCP_OK, "names are case-sensitive");
+
+	/* Bad schemas. */
+	is_int(mcp_tool_register(srv, "s1", NULL, "{not json", fn, &data[12],
+	    count_free), MCP_EINVAL, "schema not JSON: EINVAL");
+	is_int(freed[12], 1, "schema not JSON: destructor once");
+	is_int(mcp_tool_register(srv, "s2", NULL, "[{\"type\":\"object\"}]",
+	    fn, &data[13], count_free), MCP_EINVAL,
+	    "schema an array: EINVAL");
+	is_int(freed[13], 1, "schema an array: destructor once");
+	is_int(mcp_tool_register(srv, "s3", NULL, "\"object\"", fn, &data[14],
+	    count_free), MCP_EINVAL, "schema a string: EINVAL");
+	is_int(freed[14], 1, "schema a string: destructor once");
+	is_int(mcp_tool_register(srv, "s4", NULL, "{\"type\":\"string\"}", fn,
+	    &data[15], count_free), MCP_EINVAL, "type string: EINVAL");
+	is_int(freed[15], 1, "type string: destructor once");
+	is_int(mcp_tool_register(srv, "s5", NULL, "{}", fn, &data[16],
+	    count_free), MCP_EINVAL, "no type: EINVAL");
+	is_int(freed[16], 1, "no type: destructor once");
+	is_int(mcp_tool_register(srv, "s6", NULL, "{\"type\":\"object\","
+	    "\"type\":\"object\"}", fn, &data[17], count_free), MCP_EINVAL,
+	    "duplicate key: EINVAL");
+	is_int(freed[17], 1, "duplicate key: destructor once");
+	is_int(mcp_tool_register(srv, "s7", NULL, "{\"type\":\"object\","
+	    "\"properties\":{\"a\":{\"type\":\"nope\"}}}", fn, &data[18],
+	    count_free), MCP_EINVAL, "unusable schema: EINVAL");
+	is_int(freed[18], 1, "unusable schema: destructor once");
+	is_int(mcp_tool_register(srv, "s8", "d", "{\"type\":\"object\","
+	    "\"properties\":{\"a\":{\"type\":\"string\"}}}", fn, &data[19],
+	    count_free), MCP_OK, "a real schema: OK");
+
+	/* Bad names and callbacks. */
+	is_int(reg(srv, "", 20), MCP_EINVAL, "empty name: EINVAL");
+	is_int(freed[20], 1, "empty name: destructor once");
+	is_int(reg(srv, "has space", 21), MCP_EINVAL, "space: EINVAL");
+	is_int(freed[21], 1, "space: destructor once");
+	is_int(reg(srv, "tab\there", 22), MCP_EINVAL, "tab: EINVAL");
+	is_int(reg(srv, "sl/ash", 23), MCP_EINVAL, "slash: EINVAL");
+	is_int(reg(srv, "caf\xc3\xa9", 24), MCP_EINVAL, "non-ASCII: EINVAL");
+	memset(name, 'n', 129);
+	name[129] = '\0';
+	is_int(reg(srv, name, 25), MCP_EINVAL, "129 characters: EINVAL");
+	is_int(freed[25], 1, "129 characters: destructor once");
+	name[128] = '\0';
+	is_int(reg(srv, name, 26), MCP_OK, "128 characters: OK");
+	is_int(mcp_tool_register(srv, NULL, NULL, NULL, fn, &data[27],
+	    count_free), MCP_EINVAL, "NULL name: EINVAL");
+	is_int(freed[27], 1, "NULL name: destructor once");
+	is_int(mcp_tool_register(srv, "nofn", NULL, NULL, NULL, &data[28],
+	    count_free), MCP_EINVAL, "NULL callback: EINVAL");
+	is_int(freed[28], 1, "NULL callback: destructor once");
+	is_int(mcp_tool_register(srv, "nofree", NULL, NULL, fn, &data[29],
+	    NULL), MCP_OK, "NULL destructor: OK");
+	is_int(mcp_tool_register(srv, "", NULL, NULL, fn, &data[29], NULL),
+	    MCP_EINVAL, "failure with a NULL destructor: EINVAL");
+
+	/* A NULL server is out of memory, and the data is still freed. */
+	is_int(mcp_tool_register(NULL, "x", NULL, NULL, fn, &data[30],
+	    count_free), MCP_ENOMEM, "NULL server: ENOMEM");
+	is_int(freed[30], 1, "NULL server: destructor once");
+	is_int(mcp_tool_unregister(NULL, "x"), MCP_ENOMEM,
+	    "unregister, NULL server: ENOMEM");
+	is_int(mcp_tool_set_title(NULL, "x", "t"), MCP_ENOMEM,
+	    "set_title, NULL server: ENOMEM");
+
+	/* Unregister. */
+	is_int(mcp_tool_unregister(srv, "alpha"), MCP_OK, "unregister alpha");
+	is_int(freed[1], 1, "unregister: destructor once");
+	ok(strstr(names(srv), "alpha") == NULL, "unregister: list skips it");
+	is_int(mcp_tool_unregister(srv, "alpha"), MCP_ENOENT,
+	    "unregister again: ENOENT");
+	is_int(mcp_tool_unregister(srv, NULL), MCP_EINVAL,
+	    "unregister NULL: EINVAL");
+	is_int(mcp_tool_unregister(srv, "zeta"), MCP_OK, "unregister head");
+	is_int(mcp_tool_unregister(srv, "nofree"), MCP_OK, "unregister tail");
+	is_str(names(srv), "mid.dle-name_1,Beta,beta,s8,"
+	    "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn"
+	    "nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn",
+	    "head and tail removed");
+	is_int(reg(srv, "alpha", 31), MCP_OK, "register alpha again");
+	ok(strcmp(names(srv) + strlen(names(srv)) - 6, ",alpha") == 0,
+	    "re-registered: now last");
+	is_int(reg(srv, "zeta", 32), MCP_OK, "a removed head's name is free");
+
+	mcp_server_free(srv);
+	for (i = 0; i < NDATA; i++)
+		if (freed[i] > 1)
+			break;
+	ok(i == NDATA, "no destructor ran twice");
+	ok(freed[0] == 1 && freed[2] == 1 && freed[3] == 1 && freed[11] == 1 &&
+	    freed[19] == 1 && freed[26] == 1 && freed[31] == 1 &&
+	    freed[32] == 1, "server_free: destructors ran");
+	mcp_server_free(NULL);
+	ok(1, "mcp_server_free(NULL) is a no-op");
+}
+
+static void
+t_optional_fields(void)
+{
+	mcp_server	*srv;
+	json_t		*res, *t;
+	int		 bad, v;
+	static const int versions[] = { MCP_V20241105, MCP_V20250326,
+	    MCP_V20250618, MCP_V20251125 };
+	size_t		 i;
+
+	srv = mcp_server_new("t", "1");
+	is_int(mcp_tool_register(srv, "full", "the full tool", NULL, fn, NULL,
+	    NULL), MCP_OK, "register full");
+	is_int(mcp_tool_register(srv, "bare", NULL, NULL, fn, NULL, NULL),
+	    MCP_OK, "register bare");
+	is_int(mcp_tool_set_title(srv, "full", "Full Tool"), MCP_OK,
+	    "set_title");
+	is_int(mcp_tool_set_output_schema(srv, "full", "{\"type\":\"object\","
+	    "\"properties\":{\"n\":{\"type\":\"integer\"}}}"), MCP_OK,
+	    "set_output_schema");
+	is_int(mcp_tool_set_output_schema(srv, "full",
+	    "{\"type\":\"object\"}"), MCP_ESTATE,
+	    "set_output_schema twice: ESTATE");
+	is_int(mcp_tool_set_output_schema(srv, "bare", "{\"type\":1}"),
+	    MCP_EINVAL, "bad output schema: EINVAL");
+	is_int(mcp_tool_set_annotations(srv, "full", "{\"readOnlyHint\":"
+	    "true}"), MCP_OK, "set_annotations");
+	is_int(mcp_tool_set_annotations(srv, "bare", "[true]"), MCP_EINVAL,
+	    "annotations not an object: EINVAL");
+	is_int(mcp_tool_set_title(srv, "nosuch", "x"), MCP_ENOENT,
+	    "set_title, no such tool: ENOENT");
+	is_int(mcp_tool_set_title(srv, NULL, "x"), MCP_EINVAL,
+	    "set_title, NULL name: EINVAL");
+
+	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		v = versions[i];
+		res = mcp__registry_list(&srv->reg, NULL, 0, v, &bad);
+		t = json_array_get(json_object_get(res, "tools"), 0);
+		is_str(json_string_value(json_object_get(t, "name")), "full",
+		    "%d: name", v);
+		is_str(json_string_value(json_object_get(t, "description")),
+		    "the full tool", "%d: description", v);
+		is_str(json_string_value(json_object_get(json_object_get(t,
+		    "inputSchema"), "type")), "object", "%d: inputSchema", v);
+		ok((json_object_get(t, "title") != NULL) ==
+		    (v >= MCP_V20250618), "%d: title %s", v,
+		    v >= MCP_V20250618 ? "present" : "absent");
+		ok((json_object_get(t, "outputSchema") != NULL) ==
+		    (v >= MCP_V20250618), "%d: outputSchema %s", v,
+		    v >= MCP_V20250618 ? "present" : "absent");
+		ok((json_object_get(t, "annotations") != NULL) ==
+		    (v >= MCP_V20250326), "%d: annotations %s", v,
+		    v >= MCP_V20250326 ? "present" : "absent");
+		t = json_array_get(json_object_get(res, "tools"), 1);
+		is_int(json_object_size(t), 2, "%d: a bare tool has name and "
+		    "inputSchema only", v);
+		json_decref(res);
+	}
+
+	res = mcp__registry_list(&srv->reg, NULL, 0, MCP_V_LATEST, &bad);
+	t = json_array_get(json_object_get(res, "tools"), 0);
+	is_str(json_string_value(json_object_get(t, "title")), "Full Tool",
+	    "title value");
+	ok(json_is_true(json_object_get(json_object_get(t, "annotations"),
+	    "readOnlyHint")), "annotations value");
+	ok(json_object_get(json_object_get(json_object_get(t, "outputSchema"),
+	    "properties"), "n") != NULL, "outputSchema value");
+	json_decref(res);
+
+	is_int(mcp_tool_set_title(srv, "full", NULL), MCP_OK, "clear title");
+	is_int(mcp_tool_set_annotations(srv, "full", NULL), MCP_OK,
+	    "clear annotations");
+	res = mcp__registry_list(&srv->reg, NULL, 0, MCP_V_LATEST, &bad);
+	t = json_array_get(json_object_get(res, "tools"), 0);
+	ok(json_object_get(t, "title") == NULL &&
+	    json_object_get(t, "annotations") == NULL, "cleared fields gone");
+	json_decref(res);
+	mcp_server_free(srv);
+}
+
+static void
+t_pages(void)
+{
+	mcp_server	*srv;
+	char		 out[1024], next[64], cur[64], all[1024];
+	char		 longc[4096];
+	json_t		*res;
+	int		 bad, pages, rc;
+	size_t		 i;
+	static const char *const badc[] = { "garbage", "c", "czz", "",
+	    "C1", "c1z", "x1", "c12345678901234567", "c 1", "c+1", "c-1",
+	    "c0x1", " c1", "c1 " };
+
+	reset_counts();
+	srv = mcp_server_new("t", "1");
+	reg(srv, "t1", 1);
+	reg(srv, "t2", 2);
+	reg(srv, "t3", 3);
+	reg(srv, "t4", 4);
+	reg(srv, "t5", 5);
+
+	/* Pages of 2 over 5 tools: the chain visits each once, in order. */
+	all[0] = '\0';
+	cur[0] = '\0';
+	for (pages = 0; pages < 10; pages++) {
+		rc = page(srv, pages ? cur : NULL, 2, out, sizeof(out), next,
+		    sizeof(next));
+		if (rc != 0)
+			break;
+		append(all, sizeof(all), out);
+		if (pages == 0)
+			is_str(out, "t1,t2", "page 1: t1,t2");
+		else if (pages == 1)
+			is_str(out, "t3,t4", "page 2: t3,t4");
+		else if (pages == 2)
+			is_str(out, "t5", "page 3: t5");
+		if (next[0] == '\0')
+			break;
+		memcpy(cur, next, sizeof(cur));
+	}
+	is_int(pages, 2, "three pages, the last without nextCursor");
+	is_str(all, "t1,t2,t3,t4,t5", "the chain visits each tool once");
+
+	/* A limit equal to the count: one page, no cursor. */
+	page(srv, NULL, 5, out, sizeof(out), next, sizeof(next));
+	ok(strcmp(out, "t1,t2,t3,t4,t5") == 0 && next[0] == '\0',
+	    "limit 5 of 5: no nextCursor");
+	page(srv, NULL, 4, out, sizeof(out), next, sizeof(next));
+	ok(strcmp(out, "t1,t2,t3,t4") == 0 && next[0] != '\0',
+	    "limit 4 of 5: a nextCursor");
+	memcpy(cur, next, sizeof(cur));
+	page(srv, cur, 4, out, sizeof(out), next, sizeof(next));
+	ok(strcmp(out, "t5") == 0 && next[0] == '\0', "then the last one");
+
+	/* The tool a cursor points at is removed between pages. */
+	page(srv, NULL, 2, out, sizeof(out), cur, sizeof(cur));
+	is_int(mcp_tool_unregister(srv, "t3"), MCP_OK, "remove t3");
+	page(srv, cur, 2, out, sizeof(out), next, sizeof(next));
+	is_str(out, "t4,t5", "removed cursor tool: the chain goes on");
+	ok(next[0] == '\0', "removed cursor tool: then ends");
+
+	/* A tool already seen is removed; a new one is added. */
+	page(srv, NULL, 2, out, sizeof(out), cur, sizeof(cur));
+	is_str(out, "t1,t2", "page 1 again");
+	mcp_tool_unregister(srv, "t1");
+	reg(srv, "t6", 6);
+	page(srv, cur, 2, out, sizeof(out), next, sizeof(next));
+	is_str(out, "t4,t5", "seen tool removed: nothing skipped");
+	memcpy(cur, next, sizeof(cur));
+	page(srv, cur, 2, out, sizeof(out), next, sizeof(next));
+	ok(strcmp(out, "t6") == 0 && next[0] == '\0',
+	    "the added tool comes last");
+
+	/* Every tool after the cursor removed: an empty last page. */
+	page(srv, NULL, 1, out, sizeof(out), cur, sizeof(cur));
+	mcp_tool_unregister(srv, "t4");
+	mcp_tool_unregister(srv, "t5");
+	mcp_tool_unregister(srv, "t6");
+	res = mcp__registry_list(&srv->reg, cur, 1, MCP_V_LATEST, &bad);
+	ok(res != NULL && bad == 0 && json_array_size(json_object_get(res,
+	    "tools")) == 0 && json_object_get(res, "nextCursor") == NULL,
+	    "everything after the cursor removed: empty page");
+	json_decref(res);
+
+	/* Cursors that are not ours. */
+	for (i = 0; i < sizeof(badc) / sizeof(badc[0]); i++) {
+		bad = 0;
+		res = mcp__registry_list(&srv->reg, badc[i], 2, MCP_V_LATEST,
+		    &bad);
+		ok(res == NULL && bad == 1, "cursor \"%s\": bad", badc[i]);
+		json_decref(res);
+	}
+	memset(longc, '1', sizeof(longc) - 1);
+	longc[0] = 'c';
+	longc[sizeof(longc) - 1] = '\0';
+	bad = 0;
+	res = mcp__registry_list(&srv->reg, longc, 2, MCP_V_LATEST, &bad);
+	ok(res == NULL && bad == 1, "cursor of 4095 characters: bad");
+	json_decref(res);
+	memset(longc, 'f', 17);
+	longc[0] = 'c';
+	longc[17] = '\0';
+	bad = 0;
+	res = mcp__registry_list(&srv->reg, longc, 2, MCP_V_LATEST, &bad);
+	ok(res != NULL && bad == 0 && json_array_size(json_object_get(res,
+	    "tools")) == 0, "cursor past every tool: empty, not bad");
+	json_decref(res);
+	res = mcp__registry_list(&srv->reg, NULL, 2, MCP_V_LATEST, &bad);
+	ok(res != NULL && bad == 0, "no cursor: good");
+	json_decref(res);
+
+	mcp_server_free(srv);
+	for (i = 1; i <= 6; i++)
+		if (freed[i] != 1)
+			break;
+	ok(i == 7, "every destructor ran once");
+}
+
+static void
+t_refs(void)
+{
+	mcp_server	*srv;
+	struct tool	*t, *t2;
+	int		 i;
+
+	reset_counts();
+	srv = mcp_server_new("t", "1");
+	reg(srv, "held", 1);
+	reg(srv, "other", 2);
+	ok(mcp__registry_get(&srv->reg, "nosuch") == NULL,
+	    "get unknown: NULL");
+	t = mcp__registry_get(&srv->reg, "held");
+	ok(t != NULL && strcmp(t->name, "held") == 0, "get held");
+	ok(t != NULL && t->udata == &data[1], "get: udata");
+	t2 = mcp__registry_get(&srv->reg, "held");
+	ok(t2 == t, "get twice: the same tool");
+	is_int(mcp_tool_unregister(srv, "held"), MCP_OK, "unregister held");
+	is_int(freed[1], 0, "held: destructor waits for the references");
+	ok(mcp__registry_get(&srv->reg, "held") == NULL,
+	    "unregistered: no longer found");
+	is_str(t->name, "held", "the referenced tool is still intact");
+	mcp__tool_unref(t2);
+	is_int(freed[1], 0, "one reference left: still alive");
+	mcp__tool_unref(t);
+	is_int(freed[1], 1, "last reference gone: destructor ran once");
+	mcp__tool_unref(NULL);
+	ok(1, "unref(NULL) is a no-op");
+
+	/* A reference held across mcp_server_free. */
+	t = mcp__registry_get(&srv->reg, "other");
+	mcp_server_free(srv);
+	is_int(freed[2], 0, "server freed, tool still referenced");
+	is_str(t->name, "other", "and intact");
+	mcp__tool_unref(t);
+	is_int(freed[2], 1, "then freed once");
+
+	/* mcp_server_free frees every user data exactly once. */
+	reset_counts();
+	srv = mcp_server_new("t", "1");
+	for (i = 0; i < 40; i++) {
+		char	 name[16];
+
+		snprintf(name, sizeof(name), "tool%d", i);
+		if (reg(srv, name, i) != MCP_OK)
+			break;
+	}
+	is_int(i, 40, "registered 40 tools");
+	mcp_tool_unregister(srv, "tool7");
+	mcp_tool_unregister(srv, "tool39");
+	mcp_server_free(srv);
+	for (i = 0; i < 40; i++)
+		if (freed[i] != 1)
+			break;
+	is_int(i, 40, "server_free: each of 40 destructors ran once");
+}
+
+int
+main(void)
+{
+	/* Registration failures are logged as errors; keep stderr short. */
+	mcp_log_set_level(MCP_LOG_ERR);
+	t_register();
+	t_optional_fields();
+	t_pages();
+	t_refs();
+	return tap_done();
+}
