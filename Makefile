@@ -19,6 +19,14 @@ VERSION ?= 0.0.0
 SOVERSION = 0
 
 CFLAGS ?= -O2 -g
+# Quiet by default; make V=1 shows every command.
+ifeq ($(V),1)
+Q =
+say = @:
+else
+Q = @
+say = @printf '  %-6s %s\n'
+endif
 STD = -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes
 DEPS_CFLAGS = $(JANSSON_CFLAGS) $(EV_CFLAGS)
@@ -38,52 +46,60 @@ PICS = $(SRCS:src/%.c=build/pic/%.o)
 TOOLS = build/mcp-demo build/mcp-bench build/floor-stdio
 UNIT_TESTS = build/t_schema build/t_jsonrpc build/t_registry build/t_pool
 
-.PHONY: all build run check deps deps-test install uninstall clean \
+.PHONY: all build run check deps deps-test install install-files uninstall clean \
 	distclean bench
 
 all: config.mk
 	@$(MAKE) --no-print-directory build
 
 config.mk: configure config.mk.in
-	./configure --quiet
+	@echo "  configuring (./configure)"
+	$(Q)./configure --quiet
 
 configure: configure.ac include/mcp.h
-	autoconf
+	$(Q)autoconf
 	@touch configure
 
 build: build/libmcp.a build/libmcp.so $(TOOLS) $(UNIT_TESTS)
 
 build/obj/%.o: src/%.c src/mcp-int.h src/schema.h include/mcp.h
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -c -o $@ $<
+	$(say) CC $<
+	$(Q)$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
 build/pic/%.o: src/%.c src/mcp-int.h src/schema.h include/mcp.h
 	@mkdir -p $(@D)
-	$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
+	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
 
 build/libmcp.a: $(OBJS)
-	rm -f $@
-	ar rcs $@ $(OBJS)
+	$(say) AR $@
+	$(Q)rm -f $@
+	$(Q)ar rcs $@ $(OBJS)
 
 build/libmcp.so.$(VERSION): $(PICS) src/mcp.sym
-	$(CC) -shared -o $@ $(PICS) -Wl,-soname,libmcp.so.$(SOVERSION) \
+	$(say) LD $@
+	$(Q)$(CC) -shared -o $@ $(PICS) -Wl,-soname,libmcp.so.$(SOVERSION) \
 		-Wl,--version-script=src/mcp.sym $(DEPS_LIBS)
 
 build/libmcp.so: build/libmcp.so.$(VERSION)
-	ln -sf libmcp.so.$(VERSION) build/libmcp.so.$(SOVERSION)
-	ln -sf libmcp.so.$(VERSION) $@
+	$(Q)ln -sf libmcp.so.$(VERSION) build/libmcp.so.$(SOVERSION)
+	$(Q)ln -sf libmcp.so.$(VERSION) $@
 
 build/mcp-demo: tools/mcp-demo.c build/libmcp.a
-	$(CC) $(APP_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
 
 build/mcp-bench: tools/mcp-bench.c
-	$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $< -pthread -lm
+	$(say) LD $@
+	$(Q)$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $< -pthread -lm
 
 build/floor-stdio: bench/floor-stdio.c
-	$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
+	$(say) LD $@
+	$(Q)$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
 
 build/t_%: test/t_%.c test/tap.h build/libmcp.a
-	$(CC) $(TEST_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
+	$(say) LD $@
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
 
 # Bootstrap: install what is missing (tools/bootstrap.sh says what).
 deps:
@@ -100,13 +116,20 @@ run: deps
 	@exec build/mcp-demo
 
 check: deps-test
-	@$(MAKE) --no-print-directory all
+	@mkdir -p test/out
+	@$(MAKE) --no-print-directory all >test/out/build.log 2>&1 || \
+		{ cat test/out/build.log; exit 1; }
 	@sh test/run.sh
 
 bench: all
 	@bench/run-stdio.sh
 
-install: all
+install: config.mk
+	@$(MAKE) --no-print-directory build/libmcp.a build/libmcp.so \
+		build/mcp-demo build/mcp-bench
+	@$(MAKE) --no-print-directory install-files
+
+install-files:
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man3 \
