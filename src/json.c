@@ -273,6 +273,48 @@ nomem:
 	return -1;
 }
 
+/*
+ * Reads an object member's name and its colon, from just before the
+ * name's quote. *K and *N are valid until the next string is read.
+ */
+static int
+member_name(struct parser *ps, const char **k, size_t *n)
+{
+	skip_ws(ps);
+	if (ps->p >= ps->end || *ps->p != '"') {
+		fail(ps, 1, "expected a string key");
+		return -1;
+	}
+	ps->p++;
+	if (string(ps, k, n) != 0)
+		return -1;
+	skip_ws(ps);
+	if (ps->p >= ps->end || *ps->p != ':') {
+		fail(ps, 1, "expected ':'");
+		return -1;
+	}
+	ps->p++;
+	return 0;
+}
+
+/* After a member or element: 1 if another follows, 0 at CLOSE, -1. */
+static int
+next_item(struct parser *ps, int close)
+{
+	skip_ws(ps);
+	if (ps->p < ps->end && *ps->p == ',') {
+		ps->p++;
+		return 1;
+	}
+	if (ps->p < ps->end && *ps->p == close) {
+		ps->p++;
+		return 0;
+	}
+	fail(ps, 1, close == '}' ? "expected ',' or '}'" :
+	    "expected ',' or ']'");
+	return -1;
+}
+
 static json_t *
 number(struct parser *ps)
 {
@@ -355,6 +397,7 @@ object(struct parser *ps)
 	const char	*k;
 	char		 small[64], *key;
 	size_t		 n;
+	int		 rc;
 
 	o = json_object();
 	if (o == NULL)
@@ -366,13 +409,7 @@ object(struct parser *ps)
 		return o;
 	}
 	for (;;) {
-		skip_ws(ps);
-		if (ps->p >= ps->end || *ps->p != '"') {
-			fail(ps, 1, "expected a string key");
-			goto fail;
-		}
-		ps->p++;
-		if (string(ps, &k, &n) != 0)
+		if (member_name(ps, &k, &n) != 0)
 			goto fail;
 		key = n < sizeof(small) ? small : malloc(n + 1);
 		if (key == NULL) {
@@ -381,35 +418,20 @@ object(struct parser *ps)
 		}
 		memcpy(key, k, n);
 		key[n] = '\0';
-		skip_ws(ps);
-		if (ps->p >= ps->end || *ps->p != ':') {
-			if (key != small)
-				free(key);
-			fail(ps, 1, "expected ':'");
-			goto fail;
-		}
-		ps->p++;
 		v = value(ps);
-		if (v == NULL || json_object_set_new_nocheck(o, key, v) != 0) {
-			if (key != small)
-				free(key);
+		rc = v == NULL ? -1 : json_object_set_new_nocheck(o, key, v);
+		if (key != small)
+			free(key);
+		if (rc != 0) {
 			if (v != NULL)
 				fail(ps, 2, "out of memory");
 			goto fail;
 		}
-		if (key != small)
-			free(key);
-		skip_ws(ps);
-		if (ps->p < ps->end && *ps->p == ',') {
-			ps->p++;
-			continue;
-		}
-		if (ps->p < ps->end && *ps->p == '}') {
-			ps->p++;
+		rc = next_item(ps, '}');
+		if (rc == 0)
 			return o;
-		}
-		fail(ps, 1, "expected ',' or '}'");
-		goto fail;
+		if (rc < 0)
+			goto fail;
 	}
 fail:
 	json_decref(o);
@@ -420,6 +442,7 @@ static json_t *
 array(struct parser *ps)
 {
 	json_t	*a, *v;
+	int	 rc;
 
 	a = json_array();
 	if (a == NULL)
@@ -438,17 +461,13 @@ array(struct parser *ps)
 			json_decref(a);
 			return NULL;
 		}
-		skip_ws(ps);
-		if (ps->p < ps->end && *ps->p == ',') {
-			ps->p++;
-			continue;
-		}
-		if (ps->p < ps->end && *ps->p == ']') {
-			ps->p++;
+		rc = next_item(ps, ']');
+		if (rc == 0)
 			return a;
+		if (rc < 0) {
+			json_decref(a);
+			return NULL;
 		}
-		json_decref(a);
-		return fail(ps, 1, "expected ',' or ']'");
 	}
 }
 
@@ -539,7 +558,7 @@ skip(struct parser *ps)
 	const char	*s;
 	size_t		 n;
 	json_t		*v;
-	int		 close;
+	int		 close, rc;
 
 	skip_ws(ps);
 	if (ps->p >= ps->end) {
@@ -565,37 +584,15 @@ skip(struct parser *ps)
 			return 0;
 		}
 		for (;;) {
-			if (close == '}') {
-				skip_ws(ps);
-				if (ps->p >= ps->end || *ps->p != '"') {
-					fail(ps, 1, "expected a string key");
-					return -1;
-				}
-				ps->p++;
-				if (string(ps, &s, &n) != 0)
-					return -1;
-				skip_ws(ps);
-				if (ps->p >= ps->end || *ps->p != ':') {
-					fail(ps, 1, "expected ':'");
-					return -1;
-				}
-				ps->p++;
-			}
+			if (close == '}' && member_name(ps, &s, &n) != 0)
+				return -1;
 			if (skip(ps) != 0)
 				return -1;
-			skip_ws(ps);
-			if (ps->p < ps->end && *ps->p == ',') {
-				ps->p++;
-				continue;
-			}
-			if (ps->p < ps->end && *ps->p == close) {
-				ps->p++;
+			rc = next_item(ps, close);
+			if (rc <= 0) {
 				ps->depth--;
-				return 0;
+				return rc;
 			}
-			fail(ps, 1, close == '}' ? "expected ',' or '}'" :
-			    "expected ',' or ']'");
-			return -1;
 		}
 	default:
 		v = value(ps);
@@ -616,7 +613,7 @@ scan_params(struct parser *ps, struct rpc_fields *f)
 	const unsigned char	*start = ps->p;
 	const char		*s;
 	size_t			 n;
-	int			 which;
+	int			 which, rc;
 
 	f->tname_kind = f->args_kind = 0;
 	ps->p++;
@@ -626,22 +623,10 @@ scan_params(struct parser *ps, struct rpc_fields *f)
 		goto done;
 	}
 	for (;;) {
-		skip_ws(ps);
-		if (ps->p >= ps->end || *ps->p != '"') {
-			fail(ps, 1, "expected a string key");
-			return -1;
-		}
-		ps->p++;
-		if (string(ps, &s, &n) != 0)
+		if (member_name(ps, &s, &n) != 0)
 			return -1;
 		which = n == 4 && memcmp(s, "name", 4) == 0 ? 1 :
 		    n == 9 && memcmp(s, "arguments", 9) == 0 ? 2 : 0;
-		skip_ws(ps);
-		if (ps->p >= ps->end || *ps->p != ':') {
-			fail(ps, 1, "expected ':'");
-			return -1;
-		}
-		ps->p++;
 		skip_ws(ps);
 		if (which == 1 && ps->p < ps->end && *ps->p == '"') {
 			ps->p++;
@@ -662,17 +647,11 @@ scan_params(struct parser *ps, struct rpc_fields *f)
 			if (skip(ps) != 0)
 				return -1;
 		}
-		skip_ws(ps);
-		if (ps->p < ps->end && *ps->p == ',') {
-			ps->p++;
-			continue;
-		}
-		if (ps->p < ps->end && *ps->p == '}') {
-			ps->p++;
+		rc = next_item(ps, '}');
+		if (rc < 0)
+			return -1;
+		if (rc == 0)
 			break;
-		}
-		fail(ps, 1, "expected ',' or '}'");
-		return -1;
 	}
 done:
 	/* A duplicate params member: the last wins. */
@@ -767,7 +746,7 @@ mcp__json_parse_message(const char *data, size_t len, struct rpc_fields *f,
 	const char	*k;
 	char		 key[16];
 	size_t		 n;
-	int		 rc = -1;
+	int		 rc = -1, more;
 
 	memset(err, 0, sizeof(*err));
 	memset(f, 0, sizeof(*f));
@@ -790,38 +769,21 @@ mcp__json_parse_message(const char *data, size_t len, struct rpc_fields *f,
 		goto end;
 	}
 	for (;;) {
-		skip_ws(&ps);
-		if (ps.p >= ps.end || *ps.p != '"') {
-			fail(&ps, 1, "expected a string key");
-			goto end;
-		}
-		ps.p++;
-		if (string(&ps, &k, &n) != 0)
+		if (member_name(&ps, &k, &n) != 0)
 			goto end;
 		/* Names we look for are short; copy before tmp is reused. */
 		if (n >= sizeof(key))
 			n = sizeof(key) - 1;	/* never equal to a name */
 		memcpy(key, k, n);
-		skip_ws(&ps);
-		if (ps.p >= ps.end || *ps.p != ':') {
-			fail(&ps, 1, "expected ':'");
-			goto end;
-		}
-		ps.p++;
 		if (member(&ps, f, key, n) != 0)
 			goto end;
-		skip_ws(&ps);
-		if (ps.p < ps.end && *ps.p == ',') {
-			ps.p++;
-			continue;
-		}
-		if (ps.p < ps.end && *ps.p == '}') {
-			ps.p++;
+		more = next_item(&ps, '}');
+		if (more < 0)
+			goto end;
+		if (more == 0) {
 			rc = 1;
 			break;
 		}
-		fail(&ps, 1, "expected ',' or '}'");
-		goto end;
 	}
 end:
 	if (rc >= 0) {

@@ -265,6 +265,7 @@ struct pool {
 	struct mcp_call	*head;
 	struct mcp_call	*tail;
 	int		 queued;
+	atomic_int	 nqueued;	/* queued, for lock-free peeks */
 	int		 max_queued;
 	int		 idle;
 	int		 stop;

@@ -88,6 +88,8 @@ worker(void *arg)
 		if (p->head == NULL)
 			p->tail = NULL;
 		p->queued--;
+		atomic_store_explicit(&p->nqueued, p->queued,
+		    memory_order_relaxed);
 		pthread_mutex_unlock(&p->lock);
 		c->next = NULL;
 		mcp__call_run(c);
@@ -200,16 +202,16 @@ mcp__pool_submit(struct pool *p, struct mcp_call *c)
 	return MCP_OK;
 }
 
-/* Loop: would a call be refused now? */
+/*
+ * Loop: would a call be refused now? Asked before every line of input,
+ * so it reads a mirror of the queue length instead of taking the lock
+ * the workers contend on; being a moment stale only delays a pause.
+ */
 int
 mcp__pool_full(struct pool *p)
 {
-	int	 full;
-
-	pthread_mutex_lock(&p->lock);
-	full = p->queued + p->held >= p->max_queued;
-	pthread_mutex_unlock(&p->lock);
-	return full;
+	return atomic_load_explicit(&p->nqueued, memory_order_relaxed) +
+	    p->held >= p->max_queued;
 }
 
 /* Loop: hold submitted calls until mcp__pool_unplug. */
@@ -236,6 +238,7 @@ mcp__pool_unplug(struct pool *p)
 		p->head = p->hhead;
 	p->tail = p->htail;
 	p->queued += n;
+	atomic_store_explicit(&p->nqueued, p->queued, memory_order_relaxed);
 	/* A busy worker will find the jobs anyway: no futex call needed. */
 	wake = p->idle < n ? p->idle : n;
 	pthread_mutex_unlock(&p->lock);
