@@ -29,8 +29,8 @@ say = @printf '  %-6s %s\n'
 endif
 STD = -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes
-DEPS_CFLAGS = $(JANSSON_CFLAGS) $(EV_CFLAGS)
-DEPS_LIBS = $(JANSSON_LIBS) $(EV_LIBS) -pthread -lm
+DEPS_CFLAGS = $(JANSSON_CFLAGS) $(EV_CFLAGS) $(MHD_CFLAGS)
+DEPS_LIBS = $(JANSSON_LIBS) $(MHD_LIBS) $(EV_LIBS) -pthread -lm
 LIB_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iinclude -Isrc -DMCP_BUILDING \
 	-fvisibility=hidden -pthread $(DEPS_CFLAGS)
 APP_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iinclude -pthread $(DEPS_CFLAGS)
@@ -39,7 +39,8 @@ TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest -pthread \
 
 SRCS = src/buf.c src/base64.c src/log.c src/version.c src/jsonrpc.c \
 	src/json.c src/schema.c src/registry.c src/pool.c src/call.c src/session.c \
-	src/protocol.c src/transport_stdio.c src/server.c src/cli.c
+	src/protocol.c src/transport_stdio.c src/http.c src/transport_sse.c src/options.c \
+	src/server.c src/cli.c
 OBJS = $(SRCS:src/%.c=build/obj/%.o)
 PICS = $(SRCS:src/%.c=build/pic/%.o)
 
@@ -62,12 +63,12 @@ configure: configure.ac include/mcp.h
 
 build: build/libmcp.a build/libmcp.so $(TOOLS) $(UNIT_TESTS)
 
-build/obj/%.o: src/%.c src/mcp-int.h src/schema.h include/mcp.h
+build/obj/%.o: src/%.c src/mcp-int.h src/http-int.h src/schema.h include/mcp.h
 	@mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
-build/pic/%.o: src/%.c src/mcp-int.h src/schema.h include/mcp.h
+build/pic/%.o: src/%.c src/mcp-int.h src/http-int.h src/schema.h include/mcp.h
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
 
@@ -108,12 +109,16 @@ deps:
 deps-test:
 	@sh tools/bootstrap.sh test
 
+RUN_ADDR ?= 127.0.0.1:8080
+
 run: deps
 	@$(MAKE) --no-print-directory all
-	@echo "mcp-demo: serving MCP on stdio. Paste a line such as" >&2
-	@echo '  {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"me","version":"1"}}}' >&2
-	@echo "or connect an agent with: command $(CURDIR)/build/mcp-demo" >&2
-	@exec build/mcp-demo
+	@echo "mcp-demo: serving MCP on http://$(RUN_ADDR) (Ctrl-C stops it)." >&2
+	@echo "  Watch a session:  curl -N http://$(RUN_ADDR)/sse" >&2
+	@echo "  then POST JSON-RPC to the endpoint it names, e.g." >&2
+	@echo "  curl -H 'Content-Type: application/json' -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}' 'http://$(RUN_ADDR)/messages?sessionId=ID'" >&2
+	@echo "  For an agent (stdio): command $(CURDIR)/build/mcp-demo" >&2
+	@exec build/mcp-demo --http $(RUN_ADDR)
 
 check: deps-test
 	@mkdir -p test/out

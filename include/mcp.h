@@ -113,7 +113,16 @@ MCP_EXTERN int		 mcp_server_set_queue_size(mcp_server *srv, int n);
 MCP_EXTERN int		 mcp_server_set_page_size(mcp_server *srv, int n);
 MCP_EXTERN int		 mcp_server_set_grace_ms(mcp_server *srv, int ms);
 
-/* Adds a transport: "stdio" for JSON lines on fds 0 and 1. Before run. */
+/* Sets any tunable that has a long command-line flag, by that name and
+ * with the same value syntax: "keepalive" "15", "allow-host" "mcp.x.org",
+ * "http" "127.0.0.1:8080" (mcp_server_main(3) lists them). Strings are
+ * copied. MCP_EINVAL (logged) on an unknown name or a bad value. Before
+ * run. */
+MCP_EXTERN int		 mcp_server_set_option(mcp_server *srv,
+			    const char *name, const char *value);
+
+/* Adds a transport: "stdio" for JSON lines on fds 0 and 1, or
+ * "http://ADDR:PORT[/base]" for HTTP (docs/HTTP.md). Before run. */
 MCP_EXTERN int		 mcp_server_listen(mcp_server *srv, const char *uri)
 			    MCP_WUR;
 

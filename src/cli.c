@@ -1,10 +1,11 @@
 /*
  * cli.c: mcp_server_main, the command line every server built on libmcp
- * inherits (mcp_server_main(3)). Runs on the calling thread before the
- * loop starts. --help and --version are the only output to stdout; they
- * never coexist with a running stdio transport.
+ * inherits (mcp_server_main(3)). Each long option with a value is handed
+ * to mcp_server_set_option under its own name, so the command line and
+ * programs share one parser. Runs on the calling thread before the loop
+ * starts. --help and --version are the only output to stdout; they never
+ * coexist with a running stdio transport.
  */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,52 +16,75 @@
 
 enum {
 	OPT_STDIO = 256,
-	OPT_WORKERS,
-	OPT_MAX_WORKERS,
 	OPT_LOG_LEVEL,
-	OPT_MAX_MESSAGE,
-	OPT_QUEUE_SIZE,
-	OPT_PAGE_SIZE,
-	OPT_GRACE_MS
+	OPT_SET			/* anything at or past this: set_option */
 };
 
 static const struct option longopts[] = {
-	{ "stdio",	 no_argument,		NULL, OPT_STDIO },
-	{ "workers",	 required_argument,	NULL, OPT_WORKERS },
-	{ "max-workers", required_argument,	NULL, OPT_MAX_WORKERS },
-	{ "log-level",	 required_argument,	NULL, OPT_LOG_LEVEL },
-	{ "max-message", required_argument,	NULL, OPT_MAX_MESSAGE },
-	{ "queue-size",	 required_argument,	NULL, OPT_QUEUE_SIZE },
-	{ "page-size",	 required_argument,	NULL, OPT_PAGE_SIZE },
-	{ "grace-ms",	 required_argument,	NULL, OPT_GRACE_MS },
-	{ "verbose",	 no_argument,		NULL, 'v' },
-	{ "quiet",	 no_argument,		NULL, 'q' },
-	{ "help",	 no_argument,		NULL, 'h' },
-	{ "version",	 no_argument,		NULL, 'V' },
-	{ NULL,		 0,			NULL, 0 }
+	{ "stdio",		no_argument,		NULL, OPT_STDIO },
+	{ "log-level",		required_argument,	NULL, OPT_LOG_LEVEL },
+	{ "verbose",		no_argument,		NULL, 'v' },
+	{ "quiet",		no_argument,		NULL, 'q' },
+	{ "help",		no_argument,		NULL, 'h' },
+	{ "version",		no_argument,		NULL, 'V' },
+	/* From here on, handed to mcp_server_set_option by name. */
+	{ "http",		required_argument,	NULL, OPT_SET },
+	{ "workers",		required_argument,	NULL, OPT_SET },
+	{ "max-workers",	required_argument,	NULL, OPT_SET },
+	{ "max-message",	required_argument,	NULL, OPT_SET },
+	{ "queue-size",		required_argument,	NULL, OPT_SET },
+	{ "page-size",		required_argument,	NULL, OPT_SET },
+	{ "grace-ms",		required_argument,	NULL, OPT_SET },
+	{ "base-path",		required_argument,	NULL, OPT_SET },
+	{ "keepalive",		required_argument,	NULL, OPT_SET },
+	{ "max-sessions",	required_argument,	NULL, OPT_SET },
+	{ "max-inflight",	required_argument,	NULL, OPT_SET },
+	{ "max-queued",		required_argument,	NULL, OPT_SET },
+	{ "request-timeout",	required_argument,	NULL, OPT_SET },
+	{ "idle-timeout",	required_argument,	NULL, OPT_SET },
+	{ "max-per-ip",		required_argument,	NULL, OPT_SET },
+	{ "allow-host",		required_argument,	NULL, OPT_SET },
+	{ "allow-origin",	required_argument,	NULL, OPT_SET },
+	{ "auth-token-file",	required_argument,	NULL, OPT_SET },
+	{ NULL,			0,			NULL, 0 }
 };
 
+static const char usage_line[] =
+"usage: %s [--stdio] [--http ADDR:PORT] [options]; %s --help for more\n";
+
 static const char usage_text[] =
-"usage: %s [--stdio] [--workers N] [--max-workers N] [--log-level LEVEL]\n"
-"       [-v] [-q]"
-" [--max-message BYTES] [--queue-size N] [--page-size N]\n"
-"       [--grace-ms MS] [--help] [--version]\n"
+"usage: %s [--stdio] [--http ADDR:PORT] [options]\n"
 "\n"
-"An MCP server built with libmcp %s. It speaks JSON-RPC 2.0 as JSON\n"
-"lines on stdin and stdout; logs go to stderr.\n"
+"An MCP server built with libmcp %s. By default it speaks JSON-RPC 2.0 as\n"
+"JSON lines on stdin and stdout; with --http it serves HTTP (GET /sse and\n"
+"POST /messages). Logs go to stderr.\n"
 "\n"
-"  --stdio             serve on stdin/stdout (the default)\n"
-"  --workers N         worker threads for tool calls (default: %d, cores)\n"
-"  --max-workers N     threads the pool may grow to while slow calls hold\n"
-"                      every worker (default: %d)\n"
-"  --log-level LEVEL   err, warn, notice, info or debug (default: notice;\n"
-"                      also MCP_LOG_LEVEL in the environment)\n"
-"  -v, -q              one level more, or less, verbose\n"
-"  --max-message BYTES largest message accepted (default: %zu)\n"
-"  --queue-size N      calls queued before \"server busy\" (default: %d)\n"
-"  --page-size N       tools per tools/list page (default: %d)\n"
-"  --grace-ms MS       time calls get to finish on SIGTERM (default: %d)\n"
-"  --help, --version   print this, or the version, and exit\n";
+"  --stdio                 serve on stdin/stdout (the default without --http)\n"
+"  --http ADDR:PORT        serve HTTP, e.g. 127.0.0.1:8080 or [::1]:0\n"
+"  --workers N             worker threads for tool calls (default: %d, cores)\n"
+"  --max-workers N         threads the pool may grow to while slow calls hold\n"
+"                          every worker (default: %d)\n"
+"  --log-level LEVEL       err, warn, notice, info or debug (default: notice;\n"
+"                          also MCP_LOG_LEVEL in the environment)\n"
+"  -v, -q                  one level more, or less, verbose\n"
+"  --max-message BYTES     largest message accepted (default: %zu)\n"
+"  --queue-size N          calls queued before input waits (default: %d)\n"
+"  --page-size N           tools per tools/list page (default: %d)\n"
+"  --grace-ms MS           time calls get to finish on SIGTERM (default: %d)\n"
+"HTTP:\n"
+"  --base-path PATH        serve under PATH, e.g. /mcp-demo (default: none)\n"
+"  --keepalive SECONDS     SSE keepalive comment interval (default: %d)\n"
+"  --max-sessions N        open sessions before 503 (default: %d)\n"
+"  --max-inflight N        calls in flight per session (default: %d)\n"
+"  --max-queued BYTES      bytes queued on a stream before it is cut\n"
+"                          (default: %zu)\n"
+"  --request-timeout S     time to send a whole request (default: %d)\n"
+"  --idle-timeout S        time a stream write may stall (default: %d)\n"
+"  --max-per-ip N          connections per client address (default: %d)\n"
+"  --allow-host NAME       accept this Host too (repeatable)\n"
+"  --allow-origin ORIGIN   accept this Origin too (repeatable)\n"
+"  --auth-token-file FILE  require Authorization: Bearer <token in FILE>\n"
+"  --help, --version       print this, or the version, and exit\n";
 
 /* Writes to stdout on purpose: --help and --version are asked for. */
 static void
@@ -77,31 +101,29 @@ print_stdout(const char *s, size_t n)
 	}
 }
 
-static int
-number(const char *prog, const char *opt, const char *arg, long lo, long hi,
-    long *out)
+static void
+help(struct mcp_server *srv, const char *prog)
 {
-	char	*end;
-	long	 v;
+	struct http_conf	*c = &srv->hconf;
+	char			 text[4096];
+	int			 n;
 
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno != 0 || end == arg || *end != '\0' || v < lo || v > hi) {
-		fprintf(stderr, "%s: --%s: expected a number from %ld to "
-		    "%ld, got \"%s\"\n", prog, opt, lo, hi, arg);
-		return -1;
-	}
-	*out = v;
-	return 0;
+	n = snprintf(text, sizeof(text), usage_text, prog, MCP_VERSION,
+	    srv->workers, srv->max_workers, srv->max_message,
+	    srv->queue_size, srv->page_size, srv->grace_ms, c->keepalive,
+	    c->max_sessions, c->max_inflight, c->max_queued,
+	    c->request_timeout, c->idle_timeout, c->max_per_ip);
+	if (n > 0)
+		print_stdout(text, (size_t)n < sizeof(text) ? (size_t)n :
+		    sizeof(text) - 1);
 }
 
 int
 mcp_server_main(mcp_server *srv, int argc, char *argv[])
 {
 	const char	*prog;
-	char		 text[2048];
-	long		 v;
-	int		 ch, level, n, rc;
+	char		 text[256];
+	int		 ch, idx, level, n, rc, stdio = 0;
 
 	if (srv == NULL)
 		return MCP_ENOMEM;
@@ -113,21 +135,19 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 		mcp_log_set_level(level);
 	optind = 1;
 	opterr = 1;
-	while ((ch = getopt_long(argc, argv, "vqhV", longopts, NULL)) != -1) {
-		v = 0;
+	for (;;) {
+		idx = -1;
+		ch = getopt_long(argc, argv, "vqhV", longopts, &idx);
+		if (ch == -1)
+			break;
 		switch (ch) {
+		case OPT_SET:
+			if (mcp_server_set_option(srv, longopts[idx].name,
+			    optarg) != MCP_OK)
+				goto usage;
+			break;
 		case OPT_STDIO:
-			break;
-		case OPT_WORKERS:
-			if (number(prog, "workers", optarg, 1, 1024, &v) != 0)
-				goto usage;
-			srv->workers = (int)v;
-			break;
-		case OPT_MAX_WORKERS:
-			if (number(prog, "max-workers", optarg, 1, 4096,
-			    &v) != 0)
-				goto usage;
-			srv->max_workers = (int)v;
+			stdio = 1;
 			break;
 		case OPT_LOG_LEVEL:
 			level = mcp_log_level_parse(optarg);
@@ -144,38 +164,8 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 		case 'q':
 			mcp_log_set_level(mcp_log_get_level() - 1);
 			break;
-		case OPT_MAX_MESSAGE:
-			if (number(prog, "max-message", optarg, 64, 1L << 30,
-			    &v) != 0)
-				goto usage;
-			srv->max_message = (size_t)v;
-			break;
-		case OPT_QUEUE_SIZE:
-			if (number(prog, "queue-size", optarg, 1, 1L << 24,
-			    &v) != 0)
-				goto usage;
-			srv->queue_size = (int)v;
-			break;
-		case OPT_PAGE_SIZE:
-			if (number(prog, "page-size", optarg, 1, 1L << 20,
-			    &v) != 0)
-				goto usage;
-			srv->page_size = (int)v;
-			break;
-		case OPT_GRACE_MS:
-			if (number(prog, "grace-ms", optarg, 0, 3600000,
-			    &v) != 0)
-				goto usage;
-			srv->grace_ms = (int)v;
-			break;
 		case 'h':
-			n = snprintf(text, sizeof(text), usage_text, prog,
-			    MCP_VERSION, srv->workers, srv->max_workers,
-			    srv->max_message,
-			    srv->queue_size, srv->page_size, srv->grace_ms);
-			if (n > 0)
-				print_stdout(text, (size_t)n < sizeof(text) ?
-				    (size_t)n : sizeof(text) - 1);
+			help(srv, prog);
 			return MCP_OK;
 		case 'V':
 			n = snprintf(text, sizeof(text), "%s %s (libmcp %s)\n",
@@ -192,22 +182,22 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 		    argv[optind]);
 		goto usage;
 	}
-	rc = mcp_server_listen(srv, "stdio");
-	if (rc != MCP_OK)
-		return rc;
-	if (isatty(STDIN_FILENO))
-		mcp_log(MCP_LOG_NOTICE, "%s %s on stdio: type JSON-RPC lines, "
-		    "e.g. {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}",
-		    srv->name, srv->version);
-	else
-		MCP_LOG(MCP_LOG_INFO, "%s %s on stdio, %d workers", srv->name,
-		    srv->version, srv->workers);
+	/* stdio is the default; with --http, only when asked for too. */
+	if (stdio || srv->hconf.addr == NULL) {
+		rc = mcp_server_listen(srv, "stdio");
+		if (rc != MCP_OK)
+			return rc;
+		if (isatty(STDIN_FILENO))
+			mcp_log(MCP_LOG_NOTICE, "%s %s on stdio: type JSON-RPC "
+			    "lines, e.g. {\"jsonrpc\":\"2.0\",\"id\":1,"
+			    "\"method\":\"ping\"}", srv->name, srv->version);
+		else
+			MCP_LOG(MCP_LOG_INFO, "%s %s on stdio, %d workers",
+			    srv->name, srv->version, srv->workers);
+	}
 	return mcp_server_run(srv);
 
 usage:
-	fprintf(stderr, "usage: %s [--stdio] [--workers N] [--max-workers N] "
-	    "[--log-level LEVEL] [-v] [-q] [--max-message BYTES] "
-	    "[--queue-size N] "
-	    "[--page-size N] [--grace-ms MS] [--help] [--version]\n", prog);
+	fprintf(stderr, usage_line, prog, prog);
 	return MCP_EUSAGE;
 }

@@ -342,9 +342,11 @@ uint32_t mcp__hash(const char *s) MCP_HIDDEN;
 
 /* ---- protocol.c ------------------------------------------------------- */
 
-/* Parses LEN bytes of one message (or batch) and acts on it. */
-void	 mcp__protocol_input(struct session *s, const char *data, size_t len)
-	    MCP_HIDDEN;
+/* Parses LEN bytes of one message (or batch) and acts on it. A parse
+ * error is sent to the session, or, when ERR is not NULL, written there
+ * as a JSON-RPC error and -1 returned (HTTP answers it in the body). */
+int	 mcp__protocol_input(struct session *s, const char *data, size_t len,
+	    struct buf *err) MCP_HIDDEN;
 /* Loop: a call came back from the pool. */
 void	 mcp__protocol_complete(struct mcp_call *c) MCP_HIDDEN;
 /* Flags C cancelled; no answer will be sent for it. */
@@ -368,6 +370,64 @@ int	 mcp__stdio_idle(struct stdio_transport *t) MCP_HIDDEN;
 void	 mcp__stdio_flush(struct stdio_transport *t) MCP_HIDDEN;
 void	 mcp__stdio_abort(struct stdio_transport *t) MCP_HIDDEN;
 void	 mcp__stdio_free(struct stdio_transport *t) MCP_HIDDEN;
+
+/* ---- http.c and transport_sse.c ------------------------------------- */
+
+#define MCP_DEF_KEEPALIVE	15		/* s between SSE comments */
+#define MCP_DEF_MAX_SESSIONS	10000
+#define MCP_DEF_HTTP_INFLIGHT	256		/* per HTTP session */
+#define MCP_DEF_MAX_QUEUED	(8u * 1024 * 1024)	/* per stream */
+#define MCP_DEF_REQ_TIMEOUT	10		/* s for a whole request */
+#define MCP_DEF_IDLE_TIMEOUT	30		/* s a stream may stall */
+#define MCP_DEF_MAX_PER_IP	1000
+
+struct http_conf {
+	char		*addr;		/* "127.0.0.1:8080", "[::1]:0" */
+	char		*base_path;	/* "" or "/prefix" */
+	int		 keepalive;
+	int		 max_sessions;
+	int		 max_inflight;
+	size_t		 max_queued;
+	int		 request_timeout;
+	int		 idle_timeout;
+	int		 max_per_ip;
+	char		**allow_hosts;
+	int		 nallow_hosts;
+	char		**allow_origins;
+	int		 nallow_origins;
+	char		*auth_token;
+};
+
+struct http;
+struct sse_stream;
+struct MHD_Connection;
+
+int	 mcp__http_start(struct mcp_server *srv) MCP_HIDDEN;
+/* Stop accepting connections (the drain starts). */
+void	 mcp__http_quiesce(struct http *h) MCP_HIDDEN;
+/* Nothing owed and every stream ended: the loop may stop. */
+int	 mcp__http_drained(struct http *h) MCP_HIDDEN;
+void	 mcp__http_abort(struct http *h) MCP_HIDDEN;
+void	 mcp__http_flush(struct http *h) MCP_HIDDEN;
+void	 mcp__http_free(struct http *h) MCP_HIDDEN;
+/* transport_sse.c, called by http.c on the loop thread. */
+int	 mcp__sse_open(struct http *h, struct MHD_Connection *conn,
+	    const char *origin) MCP_HIDDEN;
+int	 mcp__sse_post(struct http *h, struct MHD_Connection *conn,
+	    const char *sid, const char *body, size_t len,
+	    const char *origin) MCP_HIDDEN;
+int	 mcp__sse_exists(struct http *h, const char *sid) MCP_HIDDEN;
+void	 mcp__sse_end_all(struct http *h) MCP_HIDDEN;
+int	 mcp__sse_busy(struct http *h) MCP_HIDDEN;
+void	 mcp__sse_abort_all(struct http *h) MCP_HIDDEN;
+/* http.c helpers for transport_sse.c */
+int	 mcp__http_reply(struct MHD_Connection *conn, int status,
+	    const char *ctype, const char *body, size_t len,
+	    const char *origin) MCP_HIDDEN;
+int	 mcp__http_reply_rpc(struct MHD_Connection *conn, int status,
+	    int code, const char *msg, const char *origin) MCP_HIDDEN;
+void	 mcp__http_cors(void *resp, const char *origin) MCP_HIDDEN;
+void	 mcp__http_wake(struct http *h) MCP_HIDDEN;
 
 /* ---- server.c --------------------------------------------------------- */
 
@@ -399,12 +459,16 @@ struct mcp_server {
 	int			 aborted;
 	struct stdio_transport	*stdio;
 	int			 want_stdio;
+	struct http_conf	 hconf;
+	struct http		*http;
 };
 
 /* A transport ran dry (EOF) or a signal came: stop taking input and
  * finish when every transport is idle. WITH_GRACE bounds the wait. */
 void	 mcp__server_drain(struct mcp_server *srv, int with_grace) MCP_HIDDEN;
 void	 mcp__server_queued(struct mcp_server *srv) MCP_HIDDEN;
+void	 mcp__server_input_done(struct mcp_server *srv) MCP_HIDDEN;
+void	 mcp__http_conf_free(struct http_conf *c) MCP_HIDDEN;
 /* Called when a transport may have become idle while draining. */
 void	 mcp__server_check_drained(struct mcp_server *srv) MCP_HIDDEN;
 

@@ -485,24 +485,30 @@ batch(struct session *s, json_t *arr)
 	batch_unref(bt);
 }
 
-void
-mcp__protocol_input(struct session *s, const char *data, size_t len)
+int
+mcp__protocol_input(struct session *s, const char *data, size_t len,
+    struct buf *err)
 {
 	struct rpc_fields f;
 	struct json_perr e;
 	json_t		*whole;
 	char		 why[200];
-	int		 rc;
+	int		 rc, code;
 
 	rc = mcp__json_parse_message(data, len, &f, &whole, &e);
 	if (rc < 0) {
 		snprintf(why, sizeof(why), "%s: %s at byte %zu",
 		    e.code == MCP_JSON_ESYNTAX ? "parse error" :
 		    "message refused", e.text, e.position);
-		mcp__protocol_error(s, e.code == MCP_JSON_ESYNTAX ?
-		    MCP_RPC_PARSE_ERROR : e.code == MCP_JSON_ENOMEM ?
-		    MCP_RPC_INTERNAL_ERROR : MCP_RPC_INVALID_REQUEST, why);
-		return;
+		code = e.code == MCP_JSON_ESYNTAX ? MCP_RPC_PARSE_ERROR :
+		    e.code == MCP_JSON_ENOMEM ? MCP_RPC_INTERNAL_ERROR :
+		    MCP_RPC_INVALID_REQUEST;
+		if (err == NULL) {
+			mcp__protocol_error(s, code, why);
+			return 0;
+		}
+		mcp__rpc_error(err, NULL, code, why, NULL);
+		return -1;
 	}
 	if (rc == 1) {
 		message(s, NULL, &f);
@@ -514,6 +520,7 @@ mcp__protocol_input(struct session *s, const char *data, size_t len)
 		    "message is not a JSON object");
 	}
 	json_decref(whole);
+	return 0;
 }
 
 /* ---- completions ------------------------------------------------------ */

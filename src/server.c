@@ -47,6 +47,7 @@ flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	(void)revents;
 	if (srv->stdio != NULL)
 		mcp__stdio_flush(srv->stdio);
+	mcp__http_flush(srv->http);
 }
 
 /* Runs only while calls are queued, so an idle server never wakes. */
@@ -88,6 +89,7 @@ abort_now(struct mcp_server *srv)
 	ev_timer_stop(srv->loop, &srv->grace);
 	if (srv->stdio != NULL)
 		mcp__stdio_abort(srv->stdio);
+	mcp__http_abort(srv->http);
 	/* A client that never reads must not keep us alive. */
 	ev_timer_set(&srv->deadline, 2.0, 0.0);
 	ev_timer_start(srv->loop, &srv->deadline);
@@ -111,6 +113,7 @@ mcp__server_drain(struct mcp_server *srv, int with_grace)
 		srv->draining = 1;
 		if (srv->stdio != NULL)
 			mcp__stdio_stop_input(srv->stdio);
+		mcp__http_quiesce(srv->http);
 	}
 	if (with_grace && !ev_is_active(&srv->grace) && !srv->aborted) {
 		ev_timer_set(&srv->grace, srv->grace_ms / 1000.0, 0.0);
@@ -119,12 +122,22 @@ mcp__server_drain(struct mcp_server *srv, int with_grace)
 	mcp__server_check_drained(srv);
 }
 
+/* A transport's input ended (stdin EOF): alone, that ends the server. */
+void
+mcp__server_input_done(struct mcp_server *srv)
+{
+	if (srv->http == NULL)
+		mcp__server_drain(srv, 0);
+}
+
 void
 mcp__server_check_drained(struct mcp_server *srv)
 {
 	if (!srv->draining)
 		return;
 	if (srv->stdio != NULL && !mcp__stdio_idle(srv->stdio))
+		return;
+	if (!mcp__http_drained(srv->http))
 		return;
 	ev_break(srv->loop, EVBREAK_ALL);
 }
@@ -190,6 +203,16 @@ mcp_server_new(const char *name, const char *version)
 	srv->queue_size = MCP_DEF_QUEUE_SIZE;
 	srv->page_size = MCP_DEF_PAGE_SIZE;
 	srv->grace_ms = MCP_DEF_GRACE_MS;
+	srv->hconf.base_path = strdup("");
+	srv->hconf.keepalive = MCP_DEF_KEEPALIVE;
+	srv->hconf.max_sessions = MCP_DEF_MAX_SESSIONS;
+	srv->hconf.max_inflight = MCP_DEF_HTTP_INFLIGHT;
+	srv->hconf.max_queued = MCP_DEF_MAX_QUEUED;
+	srv->hconf.request_timeout = MCP_DEF_REQ_TIMEOUT;
+	srv->hconf.idle_timeout = MCP_DEF_IDLE_TIMEOUT;
+	srv->hconf.max_per_ip = MCP_DEF_MAX_PER_IP;
+	if (srv->hconf.base_path == NULL)
+		goto fail;
 	if (mcp__registry_new(&srv->reg) != MCP_OK)
 		goto fail;
 	srv->loop = ev_loop_new(EVFLAG_AUTO);
@@ -231,6 +254,7 @@ mcp_server_free(mcp_server *srv)
 	free(srv->version);
 	free(srv->title);
 	free(srv->instructions);
+	mcp__http_conf_free(&srv->hconf);
 	free(srv);
 }
 
@@ -317,6 +341,27 @@ mcp_server_set_max_message(mcp_server *srv, size_t bytes)
 	return MCP_OK;
 }
 
+/* "ADDR:PORT[/base/path]": the path becomes the base path. */
+static int
+listen_http(struct mcp_server *srv, const char *rest)
+{
+	const char	*p = rest, *slash;
+	char		*addr;
+
+	if (*p == '[' && strchr(p, ']') != NULL)
+		p = strchr(p, ']');
+	slash = strchr(p, '/');
+	addr = slash != NULL ? strndup(rest, (size_t)(slash - rest)) :
+	    strdup(rest);
+	if (addr == NULL)
+		return MCP_ENOMEM;
+	free(srv->hconf.addr);
+	srv->hconf.addr = addr;
+	if (slash != NULL && slash[1] != '\0')
+		return mcp_server_set_option(srv, "base-path", slash);
+	return MCP_OK;
+}
+
 int
 mcp_server_listen(mcp_server *srv, const char *uri)
 {
@@ -328,6 +373,8 @@ mcp_server_listen(mcp_server *srv, const char *uri)
 		srv->want_stdio = 1;
 		return MCP_OK;
 	}
+	if (uri != NULL && strncmp(uri, "http://", 7) == 0)
+		return listen_http(srv, uri + 7);
 	mcp_log(MCP_LOG_ERR, "listen: unsupported transport \"%s\"",
 	    uri != NULL ? uri : "(null)");
 	return MCP_EINVAL;
@@ -352,6 +399,8 @@ teardown(struct mcp_server *srv)
 	if (srv->stdio != NULL)
 		mcp__stdio_free(srv->stdio);	/* flags calls cancelled */
 	srv->stdio = NULL;
+	mcp__http_free(srv->http);		/* ends every session */
+	srv->http = NULL;
 	for (c = mcp__pool_stop(&srv->pool); c != NULL; c = next) {
 		next = c->next;
 		mcp__protocol_complete(c);
@@ -377,7 +426,7 @@ mcp_server_run(mcp_server *srv)
 		mcp_log(MCP_LOG_ERR, "mcp_server_run: already running");
 		return MCP_ESTATE;
 	}
-	if (!srv->want_stdio) {
+	if (!srv->want_stdio && srv->hconf.addr == NULL) {
 		mcp_log(MCP_LOG_ERR, "mcp_server_run: no transport; call "
 		    "mcp_server_listen first");
 		return MCP_ESTATE;
@@ -396,10 +445,17 @@ mcp_server_run(mcp_server *srv)
 	    srv->queue_size, srv->loop, &srv->done);
 	if (rc != MCP_OK)
 		goto out;
-	rc = mcp__stdio_new(srv, STDIN_FILENO, STDOUT_FILENO);
-	if (rc != MCP_OK)
-		goto out;
-	mcp__stdio_start(srv->stdio);
+	if (srv->hconf.addr != NULL) {
+		rc = mcp__http_start(srv);
+		if (rc != MCP_OK)
+			goto out;
+	}
+	if (srv->want_stdio) {
+		rc = mcp__stdio_new(srv, STDIN_FILENO, STDOUT_FILENO);
+		if (rc != MCP_OK)
+			goto out;
+		mcp__stdio_start(srv->stdio);
+	}
 	if (atomic_load(&srv->stop_requested))
 		stop_request(srv, "stop requested");
 	ev_run(srv->loop, 0);

@@ -106,7 +106,7 @@ try_write(struct stdio_transport *t)
 		mcp__buf_reset(&t->out);
 		ev_io_stop(t->srv->loop, &t->wio);
 		mcp__stdio_stop_input(t);
-		mcp__server_drain(t->srv, 0);
+		mcp__server_input_done(t->srv);
 		return;
 	}
 	ev_io_stop(t->srv->loop, &t->wio);
@@ -137,7 +137,7 @@ line(struct stdio_transport *t, const char *p, size_t n)
 	}
 	if (n == 0)
 		return;		/* blank lines are not messages */
-	mcp__protocol_input(t->sess, p, n);
+	mcp__protocol_input(t->sess, p, n, NULL);
 }
 
 static void
@@ -245,7 +245,7 @@ read_cb(struct ev_loop *loop, ev_io *w, int revents)
 		t->scanned = 0;
 		MCP_LOG(MCP_LOG_INFO, "stdio: end of input");
 		mcp__stdio_stop_input(t);
-		mcp__server_drain(t->srv, 0);
+		mcp__server_input_done(t->srv);
 		return;
 	}
 	t->in.len += (size_t)n;

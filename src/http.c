@@ -1,0 +1,730 @@
+/*
+ * http.c: the libmicrohttpd daemon shared by the HTTP transports, run
+ * inside the libev loop: no MHD thread. MHD works in external epoll mode
+ * with suspend/resume; one ev_io watches its epoll fd and one ev_timer
+ * follows MHD_get_timeout. This file routes requests, applies what every
+ * endpoint shares (Host and Origin checks, bearer auth, CORS, body limits,
+ * the request deadline against slow clients), and hands /sse and
+ * /messages to transport_sse.c. Loop thread only.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <microhttpd.h>
+
+#include "mcp-int.h"
+#include "http-int.h"
+
+/* Per connection, from MHD's connection notifications. */
+struct conn_info {
+	struct conn_info	*next;
+	struct conn_info	*prev;
+	int			 fd;
+	int			 streaming;	/* an SSE stream: no deadline */
+	double			 since;		/* request clock start */
+};
+
+/* Per request, in *req_cls. */
+struct req {
+	int		 kind;		/* ROUTE_* */
+	int		 too_large;
+	char		 sid[64];
+	char		*origin;
+	struct buf	 body;
+};
+
+enum {
+	ROUTE_MESSAGES = 1
+};
+
+static void
+update_timer(struct http *h)
+{
+	MHD_UNSIGNED_LONG_LONG	 ms;
+
+	if (MHD_get_timeout(h->d, &ms) == MHD_YES) {
+		ev_timer_stop(h->srv->loop, &h->timer);
+		ev_timer_set(&h->timer, ms / 1000.0, 0.0);
+		ev_timer_start(h->srv->loop, &h->timer);
+	} else
+		ev_timer_stop(h->srv->loop, &h->timer);
+}
+
+static void
+run(struct http *h)
+{
+	h->need_run = 0;
+	MHD_run(h->d);
+	update_timer(h);
+}
+
+static void
+io_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	run(w->data);
+}
+
+static void
+timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	run(w->data);
+}
+
+/* A stream was resumed: have MHD run before the loop blocks. */
+void
+mcp__http_wake(struct http *h)
+{
+	h->need_run = 1;
+}
+
+void
+mcp__http_flush(struct http *h)
+{
+	if (h != NULL && h->need_run)
+		run(h);
+}
+
+/*
+ * Once a second: a connection that has not sent a whole request within
+ * the request timeout (slowloris, or a keep-alive connection gone quiet)
+ * is shut down; MHD then closes it on its next look.
+ */
+static void
+sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct http		*h = w->data;
+	struct conn_info	*ci;
+	double			 now = ev_now(loop);
+	int			 n = 0;
+
+	(void)revents;
+	for (ci = h->conns; ci != NULL; ci = ci->next)
+		if (!ci->streaming && ci->since > 0 &&
+		    now - ci->since > h->conf->request_timeout) {
+			shutdown(ci->fd, SHUT_RDWR);
+			ci->since = 0;
+			n++;
+		}
+	if (n > 0) {
+		MCP_LOG(MCP_LOG_INFO, "http: closed %d slow connection%s", n,
+		    n == 1 ? "" : "s");
+		h->need_run = 1;
+	}
+}
+
+static void
+notify_conn(void *cls, struct MHD_Connection *conn, void **socket_ctx,
+    enum MHD_ConnectionNotificationCode toe)
+{
+	struct http		*h = cls;
+	struct conn_info	*ci;
+	const union MHD_ConnectionInfo *info;
+
+	if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+		ci = calloc(1, sizeof(*ci));
+		if (ci == NULL)
+			return;
+		info = MHD_get_connection_info(conn,
+		    MHD_CONNECTION_INFO_CONNECTION_FD);
+		ci->fd = info != NULL ? info->connect_fd : -1;
+		ci->since = ev_now(h->srv->loop);
+		ci->next = h->conns;
+		if (h->conns != NULL)
+			h->conns->prev = ci;
+		h->conns = ci;
+		*socket_ctx = ci;
+		return;
+	}
+	ci = *socket_ctx;
+	if (ci == NULL)
+		return;
+	if (ci->prev != NULL)
+		ci->prev->next = ci->next;
+	else
+		h->conns = ci->next;
+	if (ci->next != NULL)
+		ci->next->prev = ci->prev;
+	free(ci);
+	*socket_ctx = NULL;
+}
+
+static struct conn_info *
+conn_info(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info;
+
+	info = MHD_get_connection_info(conn,
+	    MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return info != NULL ? info->socket_context : NULL;
+}
+
+/* Marks CONN as a stream: long-lived by design, no request deadline. */
+void
+mcp__http_streaming(struct MHD_Connection *conn)
+{
+	struct conn_info	*ci = conn_info(conn);
+
+	if (ci != NULL)
+		ci->streaming = 1;
+}
+
+static void
+completed(void *cls, struct MHD_Connection *conn, void **req_cls,
+    enum MHD_RequestTerminationCode toe)
+{
+	struct http		*h = cls;
+	struct req		*r = *req_cls;
+	struct conn_info	*ci = conn_info(conn);
+
+	(void)toe;
+	/* The next request on this connection starts its own clock. */
+	if (ci != NULL && !ci->streaming)
+		ci->since = ev_now(h->srv->loop);
+	if (r == NULL)
+		return;
+	free(r->origin);
+	mcp__buf_free(&r->body);
+	free(r);
+	*req_cls = NULL;
+}
+
+/* ---- responses ---------------------------------------------------------- */
+
+void
+mcp__http_cors(void *resp, const char *origin)
+{
+	if (origin == NULL)
+		return;
+	MHD_add_response_header(resp, "Access-Control-Allow-Origin", origin);
+	MHD_add_response_header(resp, "Access-Control-Expose-Headers",
+	    "Mcp-Session-Id");
+	MHD_add_response_header(resp, "Vary", "Origin");
+}
+
+int
+mcp__http_reply(struct MHD_Connection *conn, int status, const char *ctype,
+    const char *body, size_t len, const char *origin)
+{
+	struct MHD_Response	*resp;
+	enum MHD_Result		 rc;
+
+	resp = MHD_create_response_from_buffer(len, (void *)body,
+	    MHD_RESPMEM_MUST_COPY);
+	if (resp == NULL)
+		return MHD_NO;
+	if (ctype != NULL)
+		MHD_add_response_header(resp, "Content-Type", ctype);
+	mcp__http_cors(resp, origin);
+	rc = MHD_queue_response(conn, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+/* A JSON-RPC error (id omitted) as the body of an HTTP error. */
+int
+mcp__http_reply_rpc(struct MHD_Connection *conn, int status, int code,
+    const char *msg, const char *origin)
+{
+	struct buf	 b = { 0 };
+	int		 rc;
+
+	mcp__rpc_error(&b, NULL, code, msg, NULL);
+	rc = mcp__http_reply(conn, status, "application/json", b.data,
+	    b.len, origin);
+	mcp__buf_free(&b);
+	return rc;
+}
+
+static int
+reply_text(struct MHD_Connection *conn, int status, const char *text,
+    const char *header, const char *value)
+{
+	struct MHD_Response	*resp;
+	enum MHD_Result		 rc;
+
+	resp = MHD_create_response_from_buffer(strlen(text), (void *)text,
+	    MHD_RESPMEM_PERSISTENT);
+	if (resp == NULL)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Type", "text/plain");
+	if (header != NULL)
+		MHD_add_response_header(resp, header, value);
+	rc = MHD_queue_response(conn, (unsigned)status, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+/* ---- checks -------------------------------------------------------------- */
+
+static int
+loopback_name(const char *host, size_t n)
+{
+	return (n == 9 && strncasecmp(host, "localhost", 9) == 0) ||
+	    (n == 9 && strncmp(host, "127.0.0.1", 9) == 0) ||
+	    (n == 5 && strncmp(host, "[::1]", 5) == 0) ||
+	    (n == 3 && strncmp(host, "::1", 3) == 0);
+}
+
+/* The host part of "host[:port]" or "[v6]:port": its length. */
+static size_t
+host_len(const char *hp)
+{
+	const char	*c;
+
+	if (hp[0] == '[') {
+		c = strchr(hp, ']');
+		return c != NULL ? (size_t)(c - hp) + 1 : strlen(hp);
+	}
+	c = strchr(hp, ':');
+	return c != NULL ? (size_t)(c - hp) : strlen(hp);
+}
+
+static int
+listed(char **list, int n, const char *s, size_t len)
+{
+	int	 i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(list[i], "*") == 0 ||
+		    (strlen(list[i]) == len &&
+		    strncasecmp(list[i], s, len) == 0))
+			return 1;
+	return 0;
+}
+
+/*
+ * DNS rebinding: a loopback server answers only to loopback Host names
+ * (and those allowed); an Origin, when sent, must be a loopback origin or
+ * an allowed one. Returns NULL when fine, or the reason.
+ */
+static const char *
+check_host_origin(struct http *h, struct MHD_Connection *conn,
+    const char **originp)
+{
+	const char	*host, *origin, *p;
+
+	*originp = NULL;
+	host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+	if (h->loopback) {
+		if (host == NULL)
+			return "missing Host header";
+		if (!loopback_name(host, host_len(host)) &&
+		    !listed(h->conf->allow_hosts, h->conf->nallow_hosts, host,
+		    strlen(host)) &&
+		    !listed(h->conf->allow_hosts, h->conf->nallow_hosts, host,
+		    host_len(host)))
+			return "Host not allowed";
+	}
+	origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	if (origin == NULL)
+		return NULL;
+	if (listed(h->conf->allow_origins, h->conf->nallow_origins, origin,
+	    strlen(origin))) {
+		*originp = origin;
+		return NULL;
+	}
+	p = strstr(origin, "://");
+	if (p != NULL && (strncmp(origin, "http://", 7) == 0 ||
+	    strncmp(origin, "https://", 8) == 0) &&
+	    loopback_name(p + 3, host_len(p + 3))) {
+		*originp = origin;
+		return NULL;
+	}
+	return "Origin not allowed";
+}
+
+/* Constant-time comparison of the bearer token. */
+static int
+check_auth(struct http *h, struct MHD_Connection *conn, int *wrong)
+{
+	const char	*a, *want = h->conf->auth_token;
+	size_t		 n, m, i;
+	unsigned char	 diff;
+
+	*wrong = 0;
+	if (want == NULL)
+		return 1;
+	a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    "Authorization");
+	if (a == NULL || strncasecmp(a, "Bearer ", 7) != 0)
+		return 0;
+	a += 7;
+	while (*a == ' ')
+		a++;
+	n = strlen(a);
+	m = strlen(want);
+	diff = n != m;
+	for (i = 0; i < m; i++)
+		diff |= (unsigned char)(want[i] ^ (i < n ? a[i] : 0));
+	*wrong = diff != 0;
+	return diff == 0;
+}
+
+/* "application/json", parameters allowed. */
+static int
+is_json_type(const char *ct)
+{
+	size_t	 n = strlen("application/json");
+
+	return ct != NULL && strncasecmp(ct, "application/json", n) == 0 &&
+	    (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ');
+}
+
+/* The path after the base path, or NULL when outside it. */
+static const char *
+route(struct http *h, const char *url)
+{
+	size_t	 n = strlen(h->conf->base_path);
+
+	if (strncmp(url, h->conf->base_path, n) != 0)
+		return NULL;
+	return url + n;
+}
+
+static int
+preflight(struct MHD_Connection *conn, const char *origin)
+{
+	struct MHD_Response	*resp;
+	enum MHD_Result		 rc;
+
+	resp = MHD_create_response_from_buffer(0, NULL,
+	    MHD_RESPMEM_PERSISTENT);
+	if (resp == NULL)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Access-Control-Allow-Origin", origin);
+	MHD_add_response_header(resp, "Access-Control-Allow-Methods",
+	    "GET, POST, DELETE, OPTIONS");
+	MHD_add_response_header(resp, "Access-Control-Allow-Headers",
+	    "Content-Type, Authorization, Mcp-Session-Id, "
+	    "MCP-Protocol-Version, Last-Event-ID");
+	MHD_add_response_header(resp, "Access-Control-Max-Age", "86400");
+	MHD_add_response_header(resp, "Vary", "Origin");
+	rc = MHD_queue_response(conn, MHD_HTTP_NO_CONTENT, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+/* The first call for a request: headers are in. */
+static enum MHD_Result
+begin(struct http *h, struct MHD_Connection *conn, const char *url,
+    const char *method, void **req_cls)
+{
+	const char	*path, *origin, *why, *v;
+	struct req	*r;
+	char		*end;
+	unsigned long long len;
+	int		 wrong;
+
+	path = route(h, url);
+	if (strcmp(url, "/healthz") == 0 || (path != NULL &&
+	    strcmp(path, "/healthz") == 0)) {
+		if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+			return reply_text(conn, 405, "method not allowed\n",
+			    "Allow", "GET, HEAD");
+		return reply_text(conn, 200, "ok\n", NULL, NULL);
+	}
+	why = check_host_origin(h, conn, &origin);
+	if (why != NULL) {
+		MCP_LOG(MCP_LOG_INFO, "http: 403 %s %s: %s", method, url, why);
+		return mcp__http_reply_rpc(conn, 403, MCP_RPC_SERVER_BUSY, why,
+		    NULL);
+	}
+	if (strcmp(method, "OPTIONS") == 0) {
+		if (origin == NULL)
+			return reply_text(conn, 403, "origin not allowed\n",
+			    NULL, NULL);
+		return preflight(conn, origin);
+	}
+	if (!check_auth(h, conn, &wrong))
+		return reply_text(conn, 401, "unauthorized\n",
+		    "WWW-Authenticate", wrong ?
+		    "Bearer error=\"invalid_token\"" : "Bearer");
+	if (path != NULL && strcmp(path, "/sse") == 0) {
+		if (strcmp(method, "GET") != 0)
+			return reply_text(conn, 405, "method not allowed\n",
+			    "Allow", "GET");
+		mcp__http_streaming(conn);
+		return mcp__sse_open(h, conn, origin);
+	}
+	if (path == NULL || strcmp(path, "/messages") != 0)
+		return reply_text(conn, 404, "not found\n", NULL, NULL);
+	if (strcmp(method, "POST") != 0)
+		return reply_text(conn, 405, "method not allowed\n", "Allow",
+		    "POST");
+	if (!is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    "Content-Type")))
+		return mcp__http_reply_rpc(conn, 415, MCP_RPC_INVALID_REQUEST,
+		    "Content-Type must be application/json", origin);
+	v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    "Content-Length");
+	if (v != NULL) {
+		errno = 0;
+		len = strtoull(v, &end, 10);
+		if (errno == 0 && *end == '\0' && len > h->srv->max_message)
+			return mcp__http_reply_rpc(conn, 413,
+			    MCP_RPC_INVALID_REQUEST,
+			    "message exceeds --max-message", origin);
+	}
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return MHD_NO;
+	r->kind = ROUTE_MESSAGES;
+	v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
+	    "sessionId");
+	if (v == NULL)
+		v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+		    "Mcp-Session-Id");
+	if (v != NULL)
+		snprintf(r->sid, sizeof(r->sid), "%s", v);
+	r->origin = origin != NULL ? strdup(origin) : NULL;
+	*req_cls = r;
+	return MHD_YES;
+}
+
+static enum MHD_Result
+access_cb(void *cls, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *version, const char *upload_data,
+    size_t *upload_data_size, void **req_cls)
+{
+	struct http	*h = cls;
+	struct req	*r = *req_cls;
+
+	(void)version;
+	if (r == NULL)
+		return begin(h, conn, url, method, req_cls);
+	if (*upload_data_size > 0) {
+		/* Past the limit, the rest is read and thrown away. */
+		if (!r->too_large && r->body.len + *upload_data_size >
+		    h->srv->max_message) {
+			r->too_large = 1;
+			mcp__buf_free(&r->body);
+		}
+		if (!r->too_large && mcp__buf_add(&r->body, upload_data,
+		    *upload_data_size) != MCP_OK)
+			return MHD_NO;
+		*upload_data_size = 0;
+		return MHD_YES;
+	}
+	if (r->too_large)
+		return mcp__http_reply_rpc(conn, 413, MCP_RPC_INVALID_REQUEST,
+		    "message exceeds --max-message", r->origin);
+	if (r->sid[0] == '\0')
+		return mcp__http_reply_rpc(conn, 400, MCP_RPC_INVALID_REQUEST,
+		    "missing sessionId", r->origin);
+	return mcp__sse_post(h, conn, r->sid, r->body.data, r->body.len,
+	    r->origin);
+}
+
+static void
+mhd_log(void *cls, const char *fmt, va_list ap)
+{
+	char	 msg[512];
+	size_t	 n;
+
+	(void)cls;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	n = strlen(msg);
+	while (n > 0 && msg[n - 1] == '\n')
+		msg[--n] = '\0';
+	MCP_LOG(MCP_LOG_INFO, "http: %s", msg);
+}
+
+/* Parses "a.b.c.d:port" or "[v6]:port" into SS. */
+static int
+parse_addr(const char *s, struct sockaddr_storage *ss, socklen_t *len)
+{
+	struct sockaddr_in	*in4 = (struct sockaddr_in *)ss;
+	struct sockaddr_in6	*in6 = (struct sockaddr_in6 *)ss;
+	char			 host[64], *end;
+	const char		*colon;
+	unsigned long		 port;
+
+	memset(ss, 0, sizeof(*ss));
+	if (s[0] == '[') {
+		colon = strstr(s, "]:");
+		if (colon == NULL || (size_t)(colon - s - 1) >= sizeof(host))
+			return -1;
+		memcpy(host, s + 1, (size_t)(colon - s - 1));
+		host[colon - s - 1] = '\0';
+		colon++;
+	} else {
+		colon = strrchr(s, ':');
+		if (colon == NULL || (size_t)(colon - s) >= sizeof(host))
+			return -1;
+		memcpy(host, s, (size_t)(colon - s));
+		host[colon - s] = '\0';
+	}
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (errno != 0 || *end != '\0' || colon[1] == '\0' || port > 65535)
+		return -1;
+	if (inet_pton(AF_INET, host, &in4->sin_addr) == 1) {
+		in4->sin_family = AF_INET;
+		in4->sin_port = htons((uint16_t)port);
+		*len = sizeof(*in4);
+		return 0;
+	}
+	if (inet_pton(AF_INET6, host, &in6->sin6_addr) == 1) {
+		in6->sin6_family = AF_INET6;
+		in6->sin6_port = htons((uint16_t)port);
+		*len = sizeof(*in6);
+		return 0;
+	}
+	return -1;
+}
+
+static int
+is_loopback(const struct sockaddr_storage *ss)
+{
+	const struct sockaddr_in	*in4 = (const void *)ss;
+	const struct sockaddr_in6	*in6 = (const void *)ss;
+
+	if (ss->ss_family == AF_INET)
+		return (ntohl(in4->sin_addr.s_addr) >> 24) == 127;
+	return IN6_IS_ADDR_LOOPBACK(&in6->sin6_addr);
+}
+
+/* More sessions need more descriptors than the usual soft limit. */
+static void
+raise_nofile(void)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+int
+mcp__http_start(struct mcp_server *srv)
+{
+	struct http			*h;
+	struct sockaddr_storage		 ss;
+	const union MHD_DaemonInfo	*info;
+	socklen_t			 sslen;
+	unsigned int			 flags;
+	char				 shown[80];
+
+	if (parse_addr(srv->hconf.addr, &ss, &sslen) != 0) {
+		mcp_log(MCP_LOG_ERR, "http: bad address \"%s\" (want "
+		    "ADDR:PORT or [ADDR]:PORT)", srv->hconf.addr);
+		return MCP_EINVAL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (h == NULL)
+		return MCP_ENOMEM;
+	h->srv = srv;
+	h->conf = &srv->hconf;
+	h->loopback = is_loopback(&ss);
+	raise_nofile();
+	flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	h->d = MHD_start_daemon(flags, 0, NULL, NULL, access_cb, h,
+	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
+	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    MHD_OPTION_NOTIFY_COMPLETED, completed, h,
+	    MHD_OPTION_NOTIFY_CONNECTION, notify_conn, h,
+	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)0,
+	    MHD_OPTION_CONNECTION_LIMIT,
+	    (unsigned int)(srv->hconf.max_sessions + 1024),
+	    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+	    (unsigned int)srv->hconf.max_per_ip,
+	    MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
+	    MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
+	    MHD_OPTION_END);
+	if (h->d == NULL) {
+		mcp_log(MCP_LOG_ERR, "http: cannot listen on %s: %s",
+		    srv->hconf.addr, strerror(errno));
+		free(h);
+		return MCP_ESYS;
+	}
+	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
+	h->port = info != NULL ? info->port : 0;
+	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_EPOLL_FD);
+	ev_io_init(&h->io, io_cb, info->epoll_fd, EV_READ);
+	ev_timer_init(&h->timer, timer_cb, 0.0, 0.0);
+	ev_timer_init(&h->sweep, sweep_cb, 1.0, 1.0);
+	h->io.data = h->timer.data = h->sweep.data = h;
+	ev_io_start(srv->loop, &h->io);
+	ev_timer_start(srv->loop, &h->sweep);
+	update_timer(h);
+	srv->http = h;
+	if (ss.ss_family == AF_INET6) {
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr,
+		    shown, sizeof(shown));
+		mcp_log(MCP_LOG_NOTICE, "listening on http://[%s]:%u%s/sse",
+		    shown, h->port, srv->hconf.base_path);
+	} else {
+		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr,
+		    shown, sizeof(shown));
+		mcp_log(MCP_LOG_NOTICE, "listening on http://%s:%u%s/sse",
+		    shown, h->port, srv->hconf.base_path);
+	}
+	return MCP_OK;
+}
+
+/* Draining: no new connections; streams stay until they are done. */
+void
+mcp__http_quiesce(struct http *h)
+{
+	int	 fd;
+
+	if (h == NULL || h->quiesced)
+		return;
+	h->quiesced = 1;
+	fd = MHD_quiesce_daemon(h->d);
+	if (fd >= 0)
+		close(fd);
+}
+
+void
+mcp__http_abort(struct http *h)
+{
+	if (h != NULL)
+		mcp__sse_abort_all(h);
+}
+
+/*
+ * Drained when no session is owed an answer and every queued byte went
+ * out; then the streams are ended, and the loop may stop once MHD has
+ * finished them all.
+ */
+int
+mcp__http_drained(struct http *h)
+{
+	if (h == NULL)
+		return 1;
+	if (mcp__sse_busy(h))
+		return 0;
+	mcp__sse_end_all(h);
+	return h->nstreams == 0;
+}
+
+void
+mcp__http_free(struct http *h)
+{
+	if (h == NULL)
+		return;
+	mcp__sse_end_all(h);
+	/* MHD wants every connection resumed before it stops. */
+	MHD_run(h->d);
+	ev_io_stop(h->srv->loop, &h->io);
+	ev_timer_stop(h->srv->loop, &h->timer);
+	ev_timer_stop(h->srv->loop, &h->sweep);
+	MHD_stop_daemon(h->d);
+	free(h);
+}

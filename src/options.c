@@ -1,0 +1,182 @@
+/*
+ * options.c: mcp_server_set_option, the one place where every tunable
+ * that has a long command-line flag can also be set by name, so the
+ * command line (cli.c) and programs share one parser. Setup thread,
+ * before mcp_server_run.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp-int.h"
+
+static int
+num(const char *name, const char *v, long lo, long hi, long *out)
+{
+	char	*end;
+	long	 n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno != 0 || end == v || *end != '\0' || n < lo || n > hi) {
+		mcp_log(MCP_LOG_ERR, "option %s: expected a number from %ld "
+		    "to %ld, got \"%s\"", name, lo, hi, v);
+		return MCP_EINVAL;
+	}
+	*out = n;
+	return MCP_OK;
+}
+
+static int
+add_to(char ***list, int *n, const char *v)
+{
+	char	**p, *s;
+
+	s = strdup(v);
+	p = realloc(*list, (size_t)(*n + 1) * sizeof(**list));
+	if (s == NULL || p == NULL) {
+		free(s);
+		if (p != NULL)
+			*list = p;
+		return MCP_ENOMEM;
+	}
+	p[(*n)++] = s;
+	*list = p;
+	return MCP_OK;
+}
+
+/* The first line of FILE, without surrounding white space. */
+static int
+read_token(const char *file, char **out)
+{
+	FILE	*f;
+	char	 line[4096], *p, *e;
+
+	f = fopen(file, "r");
+	if (f == NULL) {
+		mcp_log(MCP_LOG_ERR, "auth token file %s: %s", file,
+		    strerror(errno));
+		return MCP_ESYS;
+	}
+	p = fgets(line, sizeof(line), f);
+	fclose(f);
+	if (p == NULL) {
+		mcp_log(MCP_LOG_ERR, "auth token file %s is empty", file);
+		return MCP_EINVAL;
+	}
+	while (*p == ' ' || *p == '\t')
+		p++;
+	e = p + strlen(p);
+	while (e > p && (e[-1] == '\n' || e[-1] == '\r' || e[-1] == ' ' ||
+	    e[-1] == '\t'))
+		*--e = '\0';
+	if (*p == '\0') {
+		mcp_log(MCP_LOG_ERR, "auth token file %s is empty", file);
+		return MCP_EINVAL;
+	}
+	free(*out);
+	*out = strdup(p);
+	return *out == NULL ? MCP_ENOMEM : MCP_OK;
+}
+
+int
+mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
+{
+	struct http_conf	*c;
+	char			*p;
+	long			 v;
+	int			 rc;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (name == NULL || value == NULL)
+		return MCP_EINVAL;
+	if (srv->running)
+		return MCP_ESTATE;
+	c = &srv->hconf;
+#define NUM(opt, lo, hi, dst) \
+	if (strcmp(name, opt) == 0) { \
+		rc = num(name, value, lo, hi, &v); \
+		if (rc == MCP_OK) \
+			dst = v; \
+		return rc; \
+	}
+	NUM("workers", 1, 1024, srv->workers)
+	NUM("max-workers", 1, 4096, srv->max_workers)
+	NUM("max-message", 64, 1L << 30, srv->max_message)
+	NUM("queue-size", 1, 1L << 24, srv->queue_size)
+	NUM("page-size", 1, 1L << 20, srv->page_size)
+	NUM("grace-ms", 0, 3600000, srv->grace_ms)
+	NUM("keepalive", 1, 3600, c->keepalive)
+	NUM("max-sessions", 1, 1000000, c->max_sessions)
+	NUM("max-inflight", 1, 1000000, c->max_inflight)
+	NUM("max-queued", 4096, 1L << 30, c->max_queued)
+	NUM("request-timeout", 1, 3600, c->request_timeout)
+	NUM("idle-timeout", 1, 86400, c->idle_timeout)
+	NUM("max-per-ip", 1, 1000000, c->max_per_ip)
+#undef NUM
+	if (strcmp(name, "http") == 0) {
+		p = strdup(value);
+		if (p == NULL)
+			return MCP_ENOMEM;
+		free(c->addr);
+		c->addr = p;
+		return MCP_OK;
+	}
+	if (strcmp(name, "base-path") == 0) {
+		if (value[0] != '\0' && value[0] != '/') {
+			mcp_log(MCP_LOG_ERR, "base path must start with /");
+			return MCP_EINVAL;
+		}
+		p = strdup(value);
+		if (p == NULL)
+			return MCP_ENOMEM;
+		/* "/x/" and "/x" are the same prefix. */
+		while (strlen(p) > 0 && p[strlen(p) - 1] == '/')
+			p[strlen(p) - 1] = '\0';
+		free(c->base_path);
+		c->base_path = p;
+		return MCP_OK;
+	}
+	if (strcmp(name, "allow-host") == 0)
+		return add_to(&c->allow_hosts, &c->nallow_hosts, value);
+	if (strcmp(name, "allow-origin") == 0)
+		return add_to(&c->allow_origins, &c->nallow_origins, value);
+	if (strcmp(name, "auth-token-file") == 0)
+		return read_token(value, &c->auth_token);
+	if (strcmp(name, "auth-token") == 0) {
+		p = strdup(value);
+		if (p == NULL)
+			return MCP_ENOMEM;
+		free(c->auth_token);
+		c->auth_token = p;
+		return MCP_OK;
+	}
+	mcp_log(MCP_LOG_ERR, "unknown option \"%s\"", name);
+	return MCP_EINVAL;
+}
+
+void
+mcp__http_conf_free(struct http_conf *c)
+{
+	int	 i;
+
+	free(c->addr);
+	free(c->base_path);
+	for (i = 0; i < c->nallow_hosts; i++)
+		free(c->allow_hosts[i]);
+	free(c->allow_hosts);
+	for (i = 0; i < c->nallow_origins; i++)
+		free(c->allow_origins[i]);
+	free(c->allow_origins);
+	if (c->auth_token != NULL) {
+		volatile char	*z = c->auth_token;
+
+		/* Do not leave the secret in freed memory. */
+		while (*z != '\0')
+			*z++ = '\0';
+	}
+	free(c->auth_token);
+	memset(c, 0, sizeof(*c));
+}

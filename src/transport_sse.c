@@ -1,0 +1,354 @@
+/*
+ * transport_sse.c: the legacy HTTP+SSE transport (protocol 2024-11-05):
+ * GET /sse opens a session and its event stream, POST /messages feeds it
+ * and answers 202 at once; every answer goes down the stream. A stream is
+ * an MHD callback response reading the session's queue: when the queue
+ * is empty the reader suspends the connection (it never returns 0
+ * without suspending, which would spin), and queueing resumes it. A
+ * suspended connection cannot see its client leave, so each stream has
+ * a keepalive comment, whose write finds a dead peer, and a stall bound.
+ * Loop thread only.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "mcp-int.h"
+#include "http-int.h"
+
+struct sse_stream {
+	struct sse_stream	*hnext;		/* id hash chain */
+	struct sse_stream	*next;		/* every stream */
+	struct sse_stream	*prev;
+	struct http		*h;
+	struct session		*sess;
+	struct MHD_Connection	*conn;
+	char			 id[33];
+	uint32_t		 hash;
+	struct buf		 out;
+	ev_timer		 ka;		/* keepalive and stall check */
+	double			 drained_at;	/* last time out was read */
+	int			 suspended;
+	int			 ending;	/* finish once out is empty */
+	int			 cut;		/* connection shut down */
+};
+
+static int	 sse_send(struct session *, const char *, size_t);
+
+static const struct session_ops sse_ops = {
+	sse_send,
+};
+
+static struct sse_stream *
+find(struct http *h, const char *id)
+{
+	struct sse_stream	*st;
+	uint32_t		 hash = mcp__hash(id);
+
+	for (st = h->buckets[hash % SSE_BUCKETS]; st != NULL; st = st->hnext)
+		if (st->hash == hash && strcmp(st->id, id) == 0)
+			return st;
+	return NULL;
+}
+
+static void
+resume(struct sse_stream *st)
+{
+	if (!st->suspended)
+		return;
+	st->suspended = 0;
+	MHD_resume_connection(st->conn);
+	mcp__http_wake(st->h);
+}
+
+/*
+ * Ends a stream that cannot go on (its reader stopped reading, or a
+ * write stalled): the socket is shut down, MHD closes the connection,
+ * and the free callback ends the session.
+ */
+static void
+cut(struct sse_stream *st, const char *why)
+{
+	const union MHD_ConnectionInfo *info;
+
+	if (st->cut)
+		return;
+	st->cut = 1;
+	st->ending = 1;
+	mcp_log(MCP_LOG_NOTICE, "sse: session %.8s: %s, closing it", st->id,
+	    why);
+	info = MHD_get_connection_info(st->conn,
+	    MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (info != NULL)
+		shutdown(info->connect_fd, SHUT_RDWR);
+	mcp__buf_reset(&st->out);
+	resume(st);
+}
+
+static int
+queue(struct sse_stream *st, const char *a, size_t alen, const char *b,
+    size_t blen, const char *c, size_t clen)
+{
+	if (st->ending)
+		return MCP_ESTATE;
+	if (mcp__buf_reserve(&st->out, alen + blen + clen) != MCP_OK)
+		return MCP_ENOMEM;
+	memcpy(st->out.data + st->out.len, a, alen);
+	memcpy(st->out.data + st->out.len + alen, b, blen);
+	memcpy(st->out.data + st->out.len + alen + blen, c, clen);
+	st->out.len += alen + blen + clen;
+	if (st->out.len - st->out.off > st->h->conf->max_queued) {
+		cut(st, "its reader stopped reading (--max-queued)");
+		return MCP_ESTATE;
+	}
+	resume(st);
+	return MCP_OK;
+}
+
+/* One JSON-RPC message as one event: a single data line. */
+static int
+sse_send(struct session *s, const char *json, size_t len)
+{
+	static const char	 head[] = "event: message\ndata: ";
+
+	return queue(s->tdata, head, sizeof(head) - 1, json, len, "\n\n", 2);
+}
+
+static ssize_t
+reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct sse_stream	*st = cls;
+	size_t			 n;
+
+	(void)pos;
+	n = st->out.len - st->out.off;
+	if (n > 0) {
+		if (n > max)
+			n = max;
+		memcpy(buf, st->out.data + st->out.off, n);
+		mcp__buf_consume(&st->out, n);
+		st->drained_at = ev_now(st->h->srv->loop);
+		return (ssize_t)n;
+	}
+	if (st->ending)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	/* Nothing to send: sleep until queue() resumes us. */
+	st->suspended = 1;
+	MHD_suspend_connection(st->conn);
+	return 0;
+}
+
+/* MHD is done with the response: the connection closed or finished. */
+static void
+stream_free(void *cls)
+{
+	struct sse_stream	*st = cls;
+	struct http		*h = st->h;
+	struct sse_stream	**pp;
+
+	for (pp = &h->buckets[st->hash % SSE_BUCKETS]; *pp != NULL;
+	    pp = &(*pp)->hnext)
+		if (*pp == st) {
+			*pp = st->hnext;
+			break;
+		}
+	if (st->prev != NULL)
+		st->prev->next = st->next;
+	else
+		h->streams = st->next;
+	if (st->next != NULL)
+		st->next->prev = st->prev;
+	h->nstreams--;
+	ev_timer_stop(h->srv->loop, &st->ka);
+	if (st->sess->pending > 0)
+		MCP_LOG(MCP_LOG_INFO, "sse: session %.8s closed with %d calls "
+		    "in flight: their results will be dropped", st->id,
+		    st->sess->pending);
+	else
+		MCP_LOG(MCP_LOG_INFO, "sse: session %.8s closed", st->id);
+	mcp__session_close(st->sess);
+	mcp__buf_free(&st->out);
+	free(st);
+	mcp__server_check_drained(h->srv);
+}
+
+static void
+keepalive_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct sse_stream	*st = w->data;
+	static const char	 ka[] = ": keepalive\n\n";
+
+	(void)revents;
+	if (st->out.len > st->out.off &&
+	    ev_now(loop) - st->drained_at > st->h->conf->idle_timeout) {
+		cut(st, "its writes stalled (--idle-timeout)");
+		return;
+	}
+	if (st->out.len == st->out.off)
+		st->drained_at = ev_now(loop);
+	queue(st, ka, sizeof(ka) - 1, "", 0, "", 0);
+}
+
+static int
+new_id(char *out)
+{
+	unsigned char	 raw[16];
+	size_t		 got = 0;
+	ssize_t		 n;
+	int		 i;
+
+	while (got < sizeof(raw)) {
+		n = getrandom(raw + got, sizeof(raw) - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		got += (size_t)n;
+	}
+	for (i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+/* GET /sse: a new session, its stream, and the endpoint event. */
+int
+mcp__sse_open(struct http *h, struct MHD_Connection *conn,
+    const char *origin)
+{
+	struct MHD_Response	*resp;
+	struct sse_stream	*st;
+	char			 ev[256];
+	int			 n, rc;
+
+	if (h->quiesced)
+		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    "server shutting down", origin);
+	if (h->nstreams >= h->conf->max_sessions) {
+		mcp_log(MCP_LOG_WARN, "sse: %d sessions open (--max-sessions),"
+		    " refusing another", h->nstreams);
+		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    "too many sessions", origin);
+	}
+	st = calloc(1, sizeof(*st));
+	if (st == NULL || new_id(st->id) != 0) {
+		free(st);
+		return mcp__http_reply_rpc(conn, 500, MCP_RPC_INTERNAL_ERROR,
+		    "cannot create a session", origin);
+	}
+	st->sess = mcp__session_new(h->srv, &sse_ops, st);
+	if (st->sess == NULL) {
+		free(st);
+		return MHD_NO;
+	}
+	st->sess->max_inflight = h->conf->max_inflight;
+	st->h = h;
+	st->conn = conn;
+	st->hash = mcp__hash(st->id);
+	st->drained_at = ev_now(h->srv->loop);
+	n = snprintf(ev, sizeof(ev), "event: endpoint\ndata: "
+	    "%s/messages?sessionId=%s\n\n", h->conf->base_path, st->id);
+	if (n < 0 || (size_t)n >= sizeof(ev) ||
+	    mcp__buf_add(&st->out, ev, (size_t)n) != MCP_OK)
+		goto fail;
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024,
+	    reader, st, stream_free);
+	if (resp == NULL)
+		goto fail;
+	MHD_add_response_header(resp, "Content-Type", "text/event-stream");
+	MHD_add_response_header(resp, "Cache-Control",
+	    "no-cache, no-transform");
+	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+	MHD_add_response_header(resp, "Connection", "keep-alive");
+	mcp__http_cors(resp, origin);
+	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);	/* stream_free runs when MHD is done */
+	if (rc != MHD_YES)
+		return rc;
+	st->hnext = h->buckets[st->hash % SSE_BUCKETS];
+	h->buckets[st->hash % SSE_BUCKETS] = st;
+	st->next = h->streams;
+	if (h->streams != NULL)
+		h->streams->prev = st;
+	h->streams = st;
+	h->nstreams++;
+	ev_timer_init(&st->ka, keepalive_cb, h->conf->keepalive,
+	    h->conf->keepalive);
+	st->ka.data = st;
+	ev_timer_start(h->srv->loop, &st->ka);
+	MCP_LOG(MCP_LOG_INFO, "sse: session %.8s opened (%d open)", st->id,
+	    h->nstreams);
+	return MHD_YES;
+
+fail:
+	mcp__session_close(st->sess);
+	mcp__buf_free(&st->out);
+	free(st);
+	return MHD_NO;
+}
+
+/* POST /messages: 202 for any valid message; the answer takes the stream. */
+int
+mcp__sse_post(struct http *h, struct MHD_Connection *conn, const char *sid,
+    const char *body, size_t len, const char *origin)
+{
+	struct sse_stream	*st;
+	struct buf		 err = { 0 };
+	int			 rc;
+
+	st = find(h, sid);
+	if (st == NULL || st->ending)
+		return mcp__http_reply_rpc(conn, 404, MCP_RPC_INVALID_REQUEST,
+		    "session not found", origin);
+	if (mcp__protocol_input(st->sess, body != NULL ? body : "", len,
+	    &err) != 0) {
+		rc = mcp__http_reply(conn, 400, "application/json", err.data,
+		    err.len, origin);
+		mcp__buf_free(&err);
+		return rc;
+	}
+	return mcp__http_reply(conn, 202, NULL, "", 0, origin);
+}
+
+int
+mcp__sse_exists(struct http *h, const char *sid)
+{
+	return find(h, sid) != NULL;
+}
+
+/* Is any session still owed an answer, or any byte still queued? */
+int
+mcp__sse_busy(struct http *h)
+{
+	struct sse_stream	*st;
+
+	for (st = h->streams; st != NULL; st = st->next)
+		if (!st->cut && (st->sess->pending > 0 ||
+		    st->out.len > st->out.off))
+			return 1;
+	return 0;
+}
+
+void
+mcp__sse_end_all(struct http *h)
+{
+	struct sse_stream	*st;
+
+	for (st = h->streams; st != NULL; st = st->next) {
+		st->ending = 1;
+		resume(st);
+	}
+}
+
+void
+mcp__sse_abort_all(struct http *h)
+{
+	struct sse_stream	*st;
+
+	for (st = h->streams; st != NULL; st = st->next)
+		mcp__protocol_abort(st->sess);
+}
