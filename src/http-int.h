@@ -20,6 +20,7 @@ struct http {
 	int			 loopback;	/* Host checks apply */
 	int			 quiesced;
 	int			 need_run;	/* a stream was resumed */
+	int			 recheck;	/* draining: check if done */
 	struct conn_info	*conns;
 	/* transport_sse.c */
 	struct sse_stream	*buckets[SSE_BUCKETS];

@@ -92,8 +92,17 @@ mcp__http_wake(struct http *h)
 void
 mcp__http_flush(struct http *h)
 {
-	if (h != NULL && h->need_run)
-		run(h);
+	if (h == NULL)
+		return;
+	/* Running MHD may drain a stream, and ending streams needs a run. */
+	for (;;) {
+		if (h->need_run)
+			run(h);
+		if (!h->recheck)
+			break;
+		h->recheck = 0;
+		mcp__server_check_drained(h->srv);
+	}
 }
 
 /*
