@@ -101,28 +101,28 @@ print_stdout(const char *s, size_t n)
 	}
 }
 
-static void
-help(struct mcp_server *srv, const char *prog)
+/* The --help text into TEXT; its length. */
+static size_t
+help(struct mcp_server *srv, const char *prog, char *text, size_t size)
 {
 	struct http_conf	*c = &srv->hconf;
-	char			 text[4096];
 	int			 n;
 
-	n = snprintf(text, sizeof(text), usage_text, prog, MCP_VERSION,
+	n = snprintf(text, size, usage_text, prog, MCP_VERSION,
 	    srv->workers, srv->max_workers, srv->max_message,
 	    srv->queue_size, srv->page_size, srv->grace_ms, c->keepalive,
 	    c->max_sessions, c->max_inflight, c->max_queued,
 	    c->request_timeout, c->idle_timeout, c->max_per_ip);
-	if (n > 0)
-		print_stdout(text, (size_t)n < sizeof(text) ? (size_t)n :
-		    sizeof(text) - 1);
+	if (n < 0)
+		return 0;
+	return (size_t)n < size ? (size_t)n : size - 1;
 }
 
 int
 mcp_server_main(mcp_server *srv, int argc, char *argv[])
 {
 	const char	*prog;
-	char		 text[256];
+	char		 text[4096];
 	int		 ch, idx, level, n, rc, stdio = 0;
 
 	if (srv == NULL)
@@ -165,7 +165,8 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 			mcp_log_set_level(mcp_log_get_level() - 1);
 			break;
 		case 'h':
-			help(srv, prog);
+			print_stdout(text, help(srv, prog, text,
+			    sizeof(text)));
 			return MCP_OK;
 		case 'V':
 			n = snprintf(text, sizeof(text), "%s %s (libmcp %s)\n",
