@@ -29,6 +29,7 @@ struct conn_info {
 	struct conn_info	*prev;
 	int			 fd;
 	int			 streaming;	/* an SSE stream: no deadline */
+	int			 served;	/* has finished a request */
 	double			 since;		/* request clock start */
 };
 
@@ -106,9 +107,10 @@ mcp__http_flush(struct http *h)
 }
 
 /*
- * Once a second: a connection that has not sent a whole request within
- * the request timeout (slowloris, or a keep-alive connection gone quiet)
- * is shut down; MHD then closes it on its next look.
+ * Once a second: a new connection that has not sent a whole request
+ * within --request-timeout (slowloris), or a kept-alive one quiet for
+ * --idle-timeout since its last request, is shut down; MHD then closes
+ * it on its next look. Streams have their own bound (transport_sse.c).
  */
 static void
 sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -121,7 +123,8 @@ sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)revents;
 	for (ci = h->conns; ci != NULL; ci = ci->next)
 		if (!ci->streaming && ci->since > 0 &&
-		    now - ci->since > h->conf->request_timeout) {
+		    now - ci->since > (ci->served ? h->conf->idle_timeout :
+		    h->conf->request_timeout)) {
 			shutdown(ci->fd, SHUT_RDWR);
 			ci->since = 0;
 			n++;
@@ -199,8 +202,10 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 
 	(void)toe;
 	/* The next request on this connection starts its own clock. */
-	if (ci != NULL && !ci->streaming)
+	if (ci != NULL && !ci->streaming) {
 		ci->since = ev_now(h->srv->loop);
+		ci->served = 1;
+	}
 	if (r == NULL)
 		return;
 	free(r->origin);

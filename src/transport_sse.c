@@ -307,6 +307,9 @@ mcp__sse_post(struct http *h, struct MHD_Connection *conn, const char *sid,
 	if (st == NULL || st->ending)
 		return mcp__http_reply_rpc(conn, 404, MCP_RPC_INVALID_REQUEST,
 		    "session not found", origin);
+	if (h->srv->draining)
+		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    "server shutting down", origin);
 	if (mcp__protocol_input(st->sess, body != NULL ? body : "", len,
 	    &err) != 0) {
 		rc = mcp__http_reply(conn, 400, "application/json", err.data,
