@@ -30,6 +30,7 @@ struct conn_info {
 	int			 fd;
 	int			 streaming;	/* an SSE stream: no deadline */
 	int			 served;	/* has finished a request */
+	int			 busy;		/* a request is being read */
 	double			 since;		/* request clock start */
 };
 
@@ -123,8 +124,8 @@ sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)revents;
 	for (ci = h->conns; ci != NULL; ci = ci->next)
 		if (!ci->streaming && ci->since > 0 &&
-		    now - ci->since > (ci->served ? h->conf->idle_timeout :
-		    h->conf->request_timeout)) {
+		    now - ci->since > (ci->served && !ci->busy ?
+		    h->conf->idle_timeout : h->conf->request_timeout)) {
 			shutdown(ci->fd, SHUT_RDWR);
 			ci->since = 0;
 			n++;
@@ -205,6 +206,7 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	if (ci != NULL && !ci->streaming) {
 		ci->since = ev_now(h->srv->loop);
 		ci->served = 1;
+		ci->busy = 0;
 	}
 	if (r == NULL)
 		return;
@@ -436,11 +438,18 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
     const char *method, void **req_cls)
 {
 	const char	*path, *origin, *why, *v;
+	struct conn_info *ci;
 	struct req	*r;
 	char		*end;
 	unsigned long long len;
 	int		 wrong;
 
+	/* A request has begun: it gets --request-timeout to arrive whole. */
+	ci = conn_info(conn);
+	if (ci != NULL && ci->served) {
+		ci->busy = 1;
+		ci->since = ev_now(h->srv->loop);
+	}
 	path = route(h, url);
 	if (strcmp(url, "/healthz") == 0 || (path != NULL &&
 	    strcmp(path, "/healthz") == 0)) {
@@ -522,6 +531,12 @@ access_cb(void *cls, struct MHD_Connection *conn, const char *url,
 		/* Past the limit, the rest is read and thrown away. */
 		if (!r->too_large && r->body.len + *upload_data_size >
 		    h->srv->max_message) {
+			/*
+			 * Thrown away from here, and answered 413 when it
+			 * ends: a client still sending would not read an
+			 * early answer, only a reset. An endless body meets
+			 * --request-timeout.
+			 */
 			r->too_large = 1;
 			mcp__buf_free(&r->body);
 		}

@@ -266,7 +266,6 @@ mcp__sse_open(struct http *h, struct MHD_Connection *conn,
 	MHD_add_response_header(resp, "Cache-Control",
 	    "no-cache, no-transform");
 	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
-	MHD_add_response_header(resp, "Connection", "keep-alive");
 	mcp__http_cors(resp, origin);
 	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);	/* stream_free runs when MHD is done */
