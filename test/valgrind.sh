@@ -7,7 +7,7 @@
 # answers the conversation asks for (so the paths really ran). Prints
 # TAP only; valgrind's logs are shown on failure.
 #
-#   test/valgrind.sh [NAME ...]	run only the runs named (a b c d schema)
+#   test/valgrind.sh [NAME ...]	run only the runs named (a b c d e schema)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
@@ -265,6 +265,60 @@ if want d "$@"; then
 	} | true
 	rc=$(cat "$tmp/d.rc")
 	check d "$rc"
+fi
+
+# e: HTTP+SSE: a session that leaves with a call in flight, then one
+# with a call in flight at SIGTERM (answered, streams ended, clean exit).
+if want e "$@"; then
+	$VG --log-file="$tmp/e.vg" "$server" --http 127.0.0.1:0 --keepalive 1 \
+	    2>"$tmp/e.err" &
+	pid=$!
+	port=
+	i=0
+	while [ -z "$port" ] && [ $i -lt 600 ]; do
+		port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' \
+		    "$tmp/e.err" | head -1)
+		sleep 0.1
+		i=$((i + 1))
+	done
+	base=http://127.0.0.1:$port
+	post() {	# post STREAMFILE BODY
+		sid=$(sed -n 's/.*sessionId=\([0-9a-f]*\).*/\1/p' "$1" | head -1)
+		curl -s -o /dev/null -H 'Content-Type: application/json' \
+		    -d "$2" "$base/messages?sessionId=$sid"
+	}
+	waitfor() {	# waitfor FILE PATTERN
+		i=0
+		while ! grep -q "$2" "$1" && [ $i -lt 300 ]; do
+			sleep 0.1
+			i=$((i + 1))
+		done
+	}
+	curl -sN "$base/sse" >"$tmp/e1.out" &
+	c1=$!
+	waitfor "$tmp/e1.out" sessionId
+	post "$tmp/e1.out" "$(init 2025-06-18 1 | head -1)"
+	post "$tmp/e1.out" "$(call 2 sleep '{"ms":3000}')"
+	waitfor "$tmp/e1.out" '"id":1,'
+	kill "$c1" 2>/dev/null
+	wait "$c1" 2>/dev/null
+	sleep 3
+	curl -sN "$base/sse" >"$tmp/e.out" &
+	c2=$!
+	waitfor "$tmp/e.out" sessionId
+	post "$tmp/e.out" "$(init 2025-06-18 1 | head -1)"
+	post "$tmp/e.out" "$(call 2 echo '{"text":"over http"}')"
+	post "$tmp/e.out" "$(call 3 sleep '{"ms":1500}')"
+	waitfor "$tmp/e.out" '"id":2,'
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	wait "$c2" 2>/dev/null
+	check e "$rc"
+	grep '^data: {' "$tmp/e.out" | sed 's/^data: //' >"$tmp/e.tmp"
+	mv "$tmp/e.tmp" "$tmp/e.out"
+	expect e 3 '"id":1,"result"' '"text":"over http"' \
+	    '"id":3,"result":\{"content":\[\{"type":"text","text":"slept 1500 ms"'
 fi
 
 if want schema "$@"; then
