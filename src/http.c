@@ -47,6 +47,10 @@ enum {
 	ROUTE_MESSAGES = 1
 };
 
+#ifndef MEM_LIMIT
+#define MEM_LIMIT	(8 * 1024)	/* per connection, headers included */
+#endif
+
 static void
 update_timer(struct http *h)
 {
@@ -673,6 +677,12 @@ mcp__http_start(struct mcp_server *srv)
 	    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
 	    (unsigned int)srv->hconf.max_per_ip,
 	    MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
+	    /*
+	     * Each connection's buffers come from this pool: 32 KiB by
+	     * default, which an idle SSE stream would hold for nothing.
+	     */
+	    MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)MEM_LIMIT,
+	    MHD_OPTION_CONNECTION_MEMORY_INCREMENT, (size_t)1024,
 	    MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
 	    MHD_OPTION_END);
 	if (h->d == NULL) {

@@ -258,7 +258,8 @@ mcp__sse_open(struct http *h, struct MHD_Connection *conn,
 	if (n < 0 || (size_t)n >= sizeof(ev) ||
 	    mcp__buf_add(&st->out, ev, (size_t)n) != MCP_OK)
 		goto fail;
-	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024,
+	/* 4 KiB blocks: MHD keeps one per stream, idle or not. */
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
 	    reader, st, stream_free);
 	if (resp == NULL)
 		goto fail;
