@@ -167,6 +167,12 @@ MCP_EXTERN int		 mcp_tool_set_output_schema(mcp_server *srv,
 			    const char *name, const char *schema);
 MCP_EXTERN int		 mcp_tool_set_annotations(mcp_server *srv,
 			    const char *name, const char *annotations);
+/* A time limit for calls of the tool, in ms (0: the server's default,
+ * option "tool-timeout", which is 0: none). When it passes, the call is
+ * flagged cancelled, the client gets an isError result saying so, and
+ * the callback's late result is dropped. Any thread. */
+MCP_EXTERN int		 mcp_tool_set_timeout(mcp_server *srv,
+			    const char *name, int ms);
 
 /* ---- The call context (worker thread, inside the callback only) ------- */
 
@@ -181,6 +187,20 @@ MCP_EXTERN json_t	*mcp_call_args(mcp_call *call);
 /* Non-zero once the client cancelled the call, its session ended, or
  * the server is shutting down. A long tool polls it and returns early. */
 MCP_EXTERN int		 mcp_call_cancelled(const mcp_call *call);
+
+/* Reports progress. Sent as notifications/progress only when the request
+ * carried _meta.progressToken, and only when PROGRESS is above the last
+ * value sent; always before the response. TOTAL < 0 and MESSAGE NULL are
+ * left out (MESSAGE is copied). */
+MCP_EXTERN int		 mcp_call_progress(mcp_call *call, double progress,
+			    double total, const char *message);
+
+/* A log message to the client (notifications/message, level as in
+ * mcp_log, LOGGER may be NULL), when the session's logging/setLevel lets
+ * it through; also written to stderr at the process log level. */
+MCP_EXTERN int		 mcp_call_log(mcp_call *call, int level,
+			    const char *logger, const char *fmt, ...)
+			    MCP_PRINTF(4, 5);
 
 /* json_unpack_ex on the arguments. On failure the result becomes an
  * isError result carrying jansson's message, and MCP_EINVAL returns. */

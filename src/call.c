@@ -5,6 +5,7 @@
  * thread only has to copy bytes. A call belongs to exactly one worker
  * while it runs; the only field others touch is the atomic cancel flag.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -308,6 +309,108 @@ mcp_result_rpc_error(mcp_call *call, int code, const char *msg)
 	return MCP_OK;
 }
 
+/* Sends the message in B (taken) to the loop, ahead of the answer. */
+static int
+note(mcp_call *call, struct buf *b)
+{
+	struct mcp_call	*n;
+
+	n = mcp__call_new();
+	if (n == NULL)
+		return MCP_ENOMEM;
+	n->out = mcp__buf_steal(b, &n->outlen);
+	if (n->out == NULL) {
+		free(n);
+		return MCP_ENOMEM;
+	}
+	n->note_of = call;
+	mcp__pool_post(call->pool, n);
+	return MCP_OK;
+}
+
+int
+mcp_call_progress(mcp_call *call, double progress, double total,
+    const char *message)
+{
+	struct buf	 b = { 0 };
+	int		 rc;
+
+	if (call->progress_token == NULL || mcp_call_cancelled(call))
+		return MCP_OK;		/* nobody asked, or nobody listens */
+	if (!isfinite(progress) || !isfinite(total))
+		return MCP_EINVAL;
+	/* Progress only goes forward: anything else is dropped. */
+	if (call->has_progress && progress <= call->last_progress)
+		return MCP_OK;
+	call->has_progress = 1;
+	call->last_progress = progress;
+	rc = mcp__buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/progress\",\"params\":{\"progressToken\":");
+	if (rc == MCP_OK)
+		rc = mcp__buf_addjson(&b, call->progress_token);
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&b, ",\"progress\":");
+	if (rc == MCP_OK)
+		rc = mcp__buf_addnum(&b, progress);
+	if (rc == MCP_OK && total >= 0) {
+		rc = mcp__buf_adds(&b, ",\"total\":");
+		if (rc == MCP_OK)
+			rc = mcp__buf_addnum(&b, total);
+	}
+	/* A message only from 2025-03-26 on. */
+	if (rc == MCP_OK && message != NULL &&
+	    call->version >= MCP_V20250326) {
+		rc = mcp__buf_adds(&b, ",\"message\":");
+		if (rc == MCP_OK)
+			rc = mcp__buf_addstr(&b, message, strlen(message));
+	}
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&b, "}}");
+	if (rc == MCP_OK)
+		rc = note(call, &b);
+	mcp__buf_free(&b);
+	return rc;
+}
+
+int
+mcp_call_log(mcp_call *call, int level, const char *logger,
+    const char *fmt, ...)
+{
+	struct buf	 b = { 0 };
+	char		 text[2048];
+	va_list		 ap;
+	int		 sys, rc;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	mcp_log(level, "%s%s%s", logger != NULL ? logger : "",
+	    logger != NULL ? ": " : "", text);
+	sys = mcp__level_syslog(level);
+	if (sys > call->log_level || mcp_call_cancelled(call))
+		return MCP_OK;		/* below the session's level */
+	rc = mcp__buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/message\",\"params\":{\"level\":\"");
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&b, mcp__level_name(sys));
+	if (rc == MCP_OK && logger != NULL) {
+		rc = mcp__buf_adds(&b, "\",\"logger\":");
+		if (rc == MCP_OK)
+			rc = mcp__buf_addstr(&b, logger, strlen(logger));
+		if (rc == MCP_OK)
+			rc = mcp__buf_adds(&b, ",\"data\":");
+	} else if (rc == MCP_OK)
+		rc = mcp__buf_adds(&b, "\",\"data\":");
+	if (rc == MCP_OK)
+		rc = mcp__buf_addstr(&b, text, strlen(text));
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&b, "}}");
+	if (rc == MCP_OK)
+		rc = note(call, &b);
+	mcp__buf_free(&b);
+	return rc;
+}
+
 int
 mcp_args_unpack(mcp_call *call, const char *fmt, ...)
 {
@@ -417,6 +520,12 @@ mcp__call_run(struct mcp_call *c)
 	free(c->ptext);
 	c->ptext = NULL;
 	if (c->params != NULL) {
+		/* A token is a string or an integer; anything else: none. */
+		c->progress_token = json_object_get(json_object_get(c->params,
+		    "_meta"), "progressToken");
+		if (!json_is_string(c->progress_token) &&
+		    !json_is_integer(c->progress_token))
+			c->progress_token = NULL;
 		c->args = json_object_get(c->params, "arguments");
 		if (c->args == NULL) {
 			c->args = json_object();
@@ -437,6 +546,7 @@ mcp__call_run(struct mcp_call *c)
 	json_decref(c->params);
 	c->params = NULL;
 	c->args = NULL;
+	c->progress_token = NULL;
 	json_decref(c->structured);
 	c->structured = NULL;
 	mcp__buf_free(&c->content);

@@ -35,6 +35,7 @@ static const struct option longopts[] = {
 	{ "queue-size",		required_argument,	NULL, OPT_SET },
 	{ "page-size",		required_argument,	NULL, OPT_SET },
 	{ "grace-ms",		required_argument,	NULL, OPT_SET },
+	{ "tool-timeout",	required_argument,	NULL, OPT_SET },
 	{ "base-path",		required_argument,	NULL, OPT_SET },
 	{ "keepalive",		required_argument,	NULL, OPT_SET },
 	{ "max-sessions",	required_argument,	NULL, OPT_SET },
@@ -71,6 +72,7 @@ static const char usage_text[] =
 "  --queue-size N          calls queued before input waits (default: %d)\n"
 "  --page-size N           tools per tools/list page (default: %d)\n"
 "  --grace-ms MS           time calls get to finish on SIGTERM (default: %d)\n"
+"  --tool-timeout MS       time limit for a tool call, 0 for none (default: %d)\n"
 "HTTP:\n"
 "  --base-path PATH        serve under PATH, e.g. /mcp-demo (default: none)\n"
 "  --keepalive SECONDS     SSE keepalive comment interval (default: %d)\n"
@@ -111,7 +113,8 @@ help(struct mcp_server *srv, const char *prog, char *text, size_t size)
 
 	n = snprintf(text, size, usage_text, prog, MCP_VERSION,
 	    srv->workers, srv->max_workers, srv->max_message,
-	    srv->queue_size, srv->page_size, srv->grace_ms, c->keepalive,
+	    srv->queue_size, srv->page_size, srv->grace_ms,
+	    srv->tool_timeout_ms, c->keepalive,
 	    c->max_sessions, c->max_inflight, c->max_queued,
 	    c->request_timeout, c->idle_timeout, c->max_per_ip);
 	if (n < 0)

@@ -992,6 +992,16 @@ add_value(struct buf *b, const json_t *v, int depth)
 	return MCP_EINVAL;
 }
 
+int
+mcp__buf_addnum(struct buf *b, double d)
+{
+	char	 num[24];
+
+	if (d == (double)(long long)d && d > -1e15 && d < 1e15)
+		return mcp__buf_add(b, num, mcp__fmt_int(num, (long long)d));
+	return add_real(b, d);
+}
+
 /* Appends V as compact JSON: one line, never a raw newline. */
 int
 mcp__buf_addjson(struct buf *b, const json_t *v)

@@ -126,3 +126,37 @@ mcp_log(int level, const char *fmt, ...)
 	mcp_logv(level, fmt, ap);
 	va_end(ap);
 }
+
+/* The MCP logging levels are syslog's, by name. */
+static const char *const syslog_names[] = { "emergency", "alert",
+    "critical", "error", "warning", "notice", "info", "debug" };
+
+int
+mcp__level_syslog(int level)
+{
+	/* err 3, warn 4, notice 5, info 6, debug 7 */
+	if (level < MCP_LOG_ERR)
+		level = MCP_LOG_ERR;
+	if (level > MCP_LOG_DEBUG)
+		level = MCP_LOG_DEBUG;
+	return level + 3;
+}
+
+const char *
+mcp__level_name(int syslog_level)
+{
+	if (syslog_level < 0 || syslog_level > 7)
+		return "info";
+	return syslog_names[syslog_level];
+}
+
+int
+mcp__level_parse(const char *name)
+{
+	int	 i;
+
+	for (i = 0; name != NULL && i < 8; i++)
+		if (strcmp(name, syslog_names[i]) == 0)
+			return i;
+	return -1;
+}

@@ -102,6 +102,14 @@ int	 mcp__json_parse_message(const char *data, size_t len,
 /* Appends S (N bytes) as a JSON string; invalid UTF-8 becomes U+FFFD. */
 int	 mcp__buf_addstr(struct buf *b, const char *s, size_t n) MCP_HIDDEN;
 
+/* Levels of notifications/message, syslog's numbers (debug 7). */
+#define MCP_SYSLOG_DEBUG	7
+int	 mcp__level_syslog(int mcp_log_level) MCP_HIDDEN;
+const char *mcp__level_name(int syslog_level) MCP_HIDDEN;
+int	 mcp__level_parse(const char *name) MCP_HIDDEN;
+/* Appends a number: integral values without a fraction. */
+int	 mcp__buf_addnum(struct buf *b, double d) MCP_HIDDEN;
+
 /* ---- base64.c --------------------------------------------------------- */
 
 char	*mcp__base64(const void *data, size_t len) MCP_HIDDEN;
@@ -177,6 +185,7 @@ struct tool {
 	json_t			*annotations;
 	struct mcp__schema	*in;
 	struct mcp__schema	*out;
+	atomic_int		 timeout_ms;	/* 0: the server's */
 	mcp_tool_fn		 fn;
 	void			*udata;
 	void			(*udata_free)(void *);
@@ -210,6 +219,11 @@ struct batch;
 
 struct mcp_call {
 	struct mcp_call	*next;		/* job or completion queue */
+	/* A notification a callback sent (progress, log): it travels the
+	 * completion queue like a call, so it reaches the client before the
+	 * call's own answer. NOTE_OF is the call; OUT the message. */
+	struct mcp_call	*note_of;
+	struct pool	*pool;		/* for notes, from the worker */
 	struct mcp_call	*hnext;		/* session in-flight chain */
 	struct session	*sess;		/* loop-side; a reference */
 	struct batch	*batch;		/* JSON-RPC batch it belongs to */
@@ -222,6 +236,12 @@ struct mcp_call {
 	atomic_int	 cancelled;
 	int		 version;	/* negotiated, for result shapes */
 	int		 dropped;	/* loop: no response is to be sent */
+	int		 log_level;	/* the session's, when queued */
+	ev_timer	 timer;		/* loop: the tool's time limit */
+	double		 timeout;	/* s, 0 for none */
+	json_t		*progress_token; /* worker; borrowed from params */
+	double		 last_progress;
+	int		 has_progress;
 	double		 queued_at;	/* loop time when queued */
 	uint32_t	 hash;
 	char		 key[40];	/* id key; long ids are hashed */
@@ -293,6 +313,8 @@ int	 mcp__pool_grow(struct pool *p, double grow_after) MCP_HIDDEN;
 int	 mcp__pool_submit(struct pool *p, struct mcp_call *c) MCP_HIDDEN;
 int	 mcp__pool_full(struct pool *p) MCP_HIDDEN;
 void	 mcp__pool_plug(struct pool *p) MCP_HIDDEN;
+/* Worker: hands a note (or finished call) to the loop. */
+void	 mcp__pool_post(struct pool *p, struct mcp_call *c) MCP_HIDDEN;
 void	 mcp__pool_unplug(struct pool *p) MCP_HIDDEN;
 /* Loop: the completed calls, oldest first. */
 struct mcp_call *mcp__pool_completions(struct pool *p) MCP_HIDDEN;
@@ -314,6 +336,7 @@ struct session {
 	int				 closed;
 	int				 initialized;
 	int				 version;
+	int				 log_level;	/* logging/setLevel */
 	json_t				*client_caps;
 	json_t				*client_info;
 	struct mcp_call			**buckets;
@@ -347,8 +370,9 @@ uint32_t mcp__hash(const char *s) MCP_HIDDEN;
  * as a JSON-RPC error and -1 returned (HTTP answers it in the body). */
 int	 mcp__protocol_input(struct session *s, const char *data, size_t len,
 	    struct buf *err) MCP_HIDDEN;
-/* Loop: a call came back from the pool. */
+/* Loop: a call came back from the pool, or a note from a running one. */
 void	 mcp__protocol_complete(struct mcp_call *c) MCP_HIDDEN;
+void	 mcp__protocol_note(struct mcp_call *n) MCP_HIDDEN;
 /* Flags C cancelled; no answer will be sent for it. */
 void	 mcp__protocol_drop(struct mcp_call *c) MCP_HIDDEN;
 /* Grace period over: answer every call still running with an error. */
@@ -442,6 +466,7 @@ struct mcp_server {
 	int			 queue_size;
 	int			 page_size;
 	int			 grace_ms;
+	int			 tool_timeout_ms;
 	struct registry		 reg;
 	struct pool		 pool;
 	struct ev_loop		*loop;

@@ -67,6 +67,13 @@ post(struct pool *p, struct mcp_call *first, struct mcp_call *last)
 		ev_async_send(p->loop, p->wake);
 }
 
+void
+mcp__pool_post(struct pool *p, struct mcp_call *c)
+{
+	c->next = NULL;
+	post(p, c, c);
+}
+
 /*
  * A worker takes one call at a time, so a slow call never holds others
  * hostage, and hands it back at once; the loop is woken only when the

@@ -182,8 +182,8 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 	    srv->version);
 	if (info != NULL && srv->title != NULL && s->version >= MCP_V20250618)
 		json_object_set_new(info, "title", json_string(srv->title));
-	res = json_pack("{s:s, s:{s:{}}, s:o*}", "protocolVersion",
-	    mcp__version_str(s->version), "capabilities", "tools",
+	res = json_pack("{s:s, s:{s:{}, s:{}}, s:o*}", "protocolVersion",
+	    mcp__version_str(s->version), "capabilities", "tools", "logging",
 	    "serverInfo", info);
 	if (res != NULL && srv->instructions != NULL)
 		json_object_set_new(res, "instructions",
@@ -216,6 +216,60 @@ do_tools_list(struct session *s, struct batch *bt, const json_t *id,
 	reply_result_new(s, bt, id, res);
 }
 
+static void
+do_set_level(struct session *s, struct batch *bt, const json_t *id,
+    json_t *params)
+{
+	int	 level;
+
+	level = mcp__level_parse(json_string_value(json_object_get(params,
+	    "level")));
+	if (level < 0) {
+		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS,
+		    "logging/setLevel: level must be one of debug, info, "
+		    "notice, warning, error, critical, alert, emergency");
+		return;
+	}
+	s->log_level = level;
+	reply_result_new(s, bt, id, json_object());
+}
+
+/*
+ * The tool's time limit passed: the client gets a tool error now, the
+ * callback is told to stop, and whatever it returns later is dropped.
+ */
+static void
+timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct mcp_call	*c = w->data;
+	struct buf	 b = { 0 };
+	char		 msg[200];
+	int		 rc;
+
+	(void)loop;
+	(void)revents;
+	if (c->dropped)
+		return;
+	snprintf(msg, sizeof(msg), "tool %s timed out after %.0f ms",
+	    c->tool->name, c->timeout * 1000);
+	mcp_log(MCP_LOG_NOTICE, "%s", msg);
+	rc = mcp__buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	if (rc == MCP_OK)
+		rc = mcp__buf_addjson(&b, c->id);
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&b, ",\"result\":{\"content\":[{\"type\":"
+		    "\"text\",\"text\":");
+	if (rc == MCP_OK)
+		rc = mcp__buf_addstr(&b, msg, strlen(msg));
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&b, "}],\"isError\":true}}");
+	if (rc == MCP_OK)
+		reply(c->sess, c->batch, &b);
+	mcp__buf_free(&b);
+	mcp__protocol_drop(c);
+	mcp__server_check_drained(c->sess->srv);
+}
+
 /*
  * tools/call: checks what can be checked without running anything, then
  * moves the params into a call and queues it. From here on the loop does
@@ -231,7 +285,7 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 	json_t		*name, *args;
 	const char	*tname;
 	char		 msgbuf[200];
-	int		 kind, args_kind;
+	int		 kind, args_kind, ms;
 
 	if (f->praw != NULL) {
 		kind = f->tname_kind;
@@ -290,6 +344,8 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 	c->id = f->id;
 	f->id = NULL;
 	c->version = s->version;
+	c->log_level = s->log_level;
+	c->pool = &s->srv->pool;
 	c->hash = hash;
 	memcpy(c->key, key, sizeof(c->key));
 	mcp__session_track(s, c);
@@ -300,6 +356,15 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 	}
 	if (mcp__pool_submit(&s->srv->pool, c) == MCP_OK) {
 		mcp__server_queued(s->srv);
+		ms = atomic_load(&t->timeout_ms);
+		if (ms == 0)
+			ms = s->srv->tool_timeout_ms;
+		if (ms > 0) {
+			c->timeout = ms / 1000.0;
+			ev_timer_init(&c->timer, timeout_cb, c->timeout, 0.0);
+			c->timer.data = c;
+			ev_timer_start(s->srv->loop, &c->timer);
+		}
 	} else {
 		snprintf(msgbuf, sizeof(msgbuf), "server busy: %d calls "
 		    "queued, try again later", s->srv->queue_size);
@@ -407,6 +472,8 @@ request(struct session *s, struct batch *bt, struct rpc_fields *f,
 			do_tools_call(s, bt, f, key, hash);
 	} else if (strcmp(method, "tools/list") == 0) {
 		do_tools_list(s, bt, m->id, params_of(f));
+	} else if (strcmp(method, "logging/setLevel") == 0) {
+		do_set_level(s, bt, m->id, params_of(f));
 	} else {
 		snprintf(why, sizeof(why), "method not found: %.100s", method);
 		reply_error(s, bt, m->id, MCP_RPC_METHOD_NOT_FOUND, why);
@@ -530,6 +597,7 @@ mcp__protocol_complete(struct mcp_call *c)
 {
 	struct session	*s = c->sess;
 
+	ev_timer_stop(s->srv->loop, &c->timer);
 	mcp__session_untrack(s, c);
 	if (c->dropped) {
 		if (c->out != NULL || s->closed)
@@ -553,6 +621,17 @@ mcp__protocol_complete(struct mcp_call *c)
 	batch_unref(c->batch);
 	mcp__call_free(c);
 	mcp__session_unref(s);
+}
+
+/* A progress or log message from a running call: before its answer. */
+void
+mcp__protocol_note(struct mcp_call *n)
+{
+	struct mcp_call	*c = n->note_of;
+
+	if (!c->dropped)
+		mcp__session_send(c->sess, n->out, n->outlen);
+	mcp__call_free(n);
 }
 
 /*

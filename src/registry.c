@@ -305,6 +305,23 @@ set_annotations(struct tool *t, const char *s)
 }
 
 int
+mcp_tool_set_timeout(mcp_server *srv, const char *name, int ms)
+{
+	struct tool	*t;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (name == NULL || ms < 0)
+		return MCP_EINVAL;
+	pthread_mutex_lock(&srv->reg.lock);
+	t = lookup(&srv->reg, name, NULL);
+	if (t != NULL)
+		atomic_store(&t->timeout_ms, ms);
+	pthread_mutex_unlock(&srv->reg.lock);
+	return t != NULL ? MCP_OK : MCP_ENOENT;
+}
+
+int
 mcp_tool_set_title(mcp_server *srv, const char *name, const char *title)
 {
 	return tool_update(srv, name, set_title, title);

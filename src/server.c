@@ -30,7 +30,10 @@ done_cb(struct ev_loop *loop, ev_async *w, int revents)
 	(void)revents;
 	for (c = mcp__pool_completions(&srv->pool); c != NULL; c = next) {
 		next = c->next;
-		mcp__protocol_complete(c);
+		if (c->note_of != NULL)
+			mcp__protocol_note(c);
+		else
+			mcp__protocol_complete(c);
 	}
 	if (srv->stdio != NULL && !srv->draining)
 		mcp__stdio_resume(srv->stdio);
@@ -403,7 +406,10 @@ teardown(struct mcp_server *srv)
 	srv->http = NULL;
 	for (c = mcp__pool_stop(&srv->pool); c != NULL; c = next) {
 		next = c->next;
-		mcp__protocol_complete(c);
+		if (c->note_of != NULL)
+			mcp__protocol_note(c);
+		else
+			mcp__protocol_complete(c);
 	}
 	ev_async_stop(srv->loop, &srv->done);
 	ev_async_stop(srv->loop, &srv->stop_async);

@@ -30,6 +30,7 @@ mcp__session_new(struct mcp_server *srv, const struct session_ops *ops,
 	s->tdata = tdata;
 	s->refs = 1;
 	s->version = MCP_V_LATEST;
+	s->log_level = MCP_SYSLOG_DEBUG;	/* all, until setLevel */
 	s->max_inflight = MCP_DEF_MAX_INFLIGHT;
 	return s;
 }

@@ -74,6 +74,9 @@ sleep_tool(mcp_call *call)
 	for (done = 0; done < ms; done += 10) {
 		if (mcp_call_cancelled(call))
 			return;		/* nobody is waiting for an answer */
+		/* Sent only if the client asked, with a progressToken. */
+		if (done % 100 == 0 && done > 0)
+			mcp_call_progress(call, (double)done, (double)ms, NULL);
 		if (ms - done < 10)
 			slice.tv_nsec = (long)(ms - done) * 1000 * 1000;
 		nanosleep(&slice, NULL);
