@@ -4,7 +4,7 @@
 #   make run      install missing build dependencies, build, start mcp-demo
 #   make check    install missing dependencies, build, run every test
 #   make install  PREFIX (default: configure's prefix) and DESTDIR honoured
-#   make bench    the stdio benchmark beside its peers (bench/run-stdio.sh)
+#   make bench    the benchmarks beside their peers (bench/run-*.sh, idle-sse.sh)
 #
 # The Makefile configures itself: it runs autoconf and ./configure when
 # config.mk is missing or older than configure.ac. GNU make.
@@ -44,7 +44,7 @@ SRCS = src/buf.c src/base64.c src/log.c src/version.c src/jsonrpc.c \
 OBJS = $(SRCS:src/%.c=build/obj/%.o)
 PICS = $(SRCS:src/%.c=build/pic/%.o)
 
-TOOLS = build/mcp-demo build/mcp-bench build/floor-stdio
+TOOLS = build/mcp-demo build/mcp-bench build/floor-stdio build/floor-http
 UNIT_TESTS = build/t_schema build/t_jsonrpc build/t_registry build/t_pool
 
 .PHONY: all build run check deps deps-test install install-files uninstall clean \
@@ -98,6 +98,10 @@ build/floor-stdio: bench/floor-stdio.c
 	$(say) LD $@
 	$(Q)$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
 
+build/floor-http: bench/floor-http.c
+	$(say) LD $@
+	$(Q)$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
+
 build/t_%: test/t_%.c test/tap.h build/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
@@ -128,6 +132,8 @@ check: deps-test
 
 bench: all
 	@bench/run-stdio.sh
+	@bench/run-sse.sh
+	@bench/idle-sse.sh
 
 install: config.mk
 	@$(MAKE) --no-print-directory build/libmcp.a build/libmcp.so \

@@ -21,6 +21,7 @@ struct http {
 	int			 quiesced;
 	int			 need_run;	/* a stream was resumed */
 	int			 recheck;	/* draining: check if done */
+	int			 ended;		/* every stream told to end */
 	struct conn_info	*conns;
 	/* transport_sse.c */
 	struct sse_stream	*buckets[SSE_BUCKETS];

@@ -747,9 +747,14 @@ mcp__http_drained(struct http *h)
 {
 	if (h == NULL)
 		return 1;
-	if (mcp__sse_busy(h))
-		return 0;
-	mcp__sse_end_all(h);
+	/* Once ended, streams take nothing new: no need to look again, and
+	 * looking on every stream's exit would be quadratic. */
+	if (!h->ended) {
+		if (mcp__sse_busy(h))
+			return 0;
+		mcp__sse_end_all(h);
+		h->ended = 1;
+	}
 	return h->nstreams == 0;
 }
 

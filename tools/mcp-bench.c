@@ -12,13 +12,32 @@
  * The main thread does all the I/O on the pipes; a watchdog thread only
  * kills the server's process group when no response has arrived for the
  * timeout, so that a hung server cannot hang the benchmark.
+ *
+ * With -u URL it speaks the legacy HTTP+SSE transport instead (protocol
+ * 2024-11-05): GET URL opens the stream and names the message endpoint in
+ * its "endpoint" event; the requests are POSTed over K keep-alive HTTP/1.1
+ * connections (raw sockets, Content-Length bodies, one request in flight
+ * per connection), and their answers, matched by id as above, arrive as
+ * "message" events on the stream.  The server is either started from the
+ * command as before (its port taken from its "listening on http://..."
+ * log line when the URL's port is 0) or already running, its PID given
+ * with -S for the CPU and memory figures.  With -i N it opens N sessions,
+ * initializes them and leaves them idle, to measure the server's memory
+ * per session and, with -d, its CPU time while they stay open.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
 
+#include <sys/epoll.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 
 #include <ctype.h>
 #include <dirent.h>
@@ -56,8 +75,16 @@ struct opts {
 	int		 json;		/* -j */
 	int		 cpu_client;	/* -p, or -1 */
 	int		 cpu_server;	/* -P, or -1 */
-	char		**cmd;		/* after "--" */
+	char		**cmd;		/* after "--", or NULL */
+	const char	*url;		/* -u: HTTP+SSE mode */
+	pid_t		 spid;		/* -S: the server, not our child */
+	long		 conns;		/* -k: POST connections */
+	long		 idle;		/* -i: idle sessions to open */
+	int		 raw;		/* -R: idle sessions not initialized */
 };
+
+struct sse;
+struct hconn;
 
 /* One request in flight: its id (0 when the slot is free) and the time
  * its batch was written. */
@@ -104,13 +131,38 @@ struct bench {
 	int		 shown;
 	int		 eof;
 	char		 proto[64];	/* protocolVersion the server chose */
+
+	/* HTTP+SSE mode */
+	pid_t		 spid;		/* whose CPU and memory, or 0 */
+	int		 ep;		/* epoll */
+	struct sse	*ss;		/* the sessions */
+	long		 nss;
+	long		 nopen;		/* sessions started */
+	long		 ready;		/* sessions set up */
+	long		 failed;	/* sessions that failed to set up */
+	long		 closed;	/* streams ended by the server later */
+	struct hconn	*hc;		/* the POST connections */
+	long		 nhc;
+	long		 livec;		/* not given up on */
+	long		*freec;		/* idle connections, a stack */
+	long		 nfreec;
+	long		*postq;		/* sessions waiting to POST, a ring */
+	long		 qhead, qlen;
+	char		*callhdr;	/* a call's request up to its length */
+	size_t		 callhdrlen;
+	long		 http_errors;	/* non-2xx answers, lost requests */
+	long		 reconnects;
+	long		 keepalives;	/* comment lines on the streams */
+	uint64_t	 stream_bytes;
+	double		 stop_s;	/* SIGTERM to exit, or -1 */
+	int		 killed;	/* it took SIGKILL */
 };
 
 static atomic_ulong	 progress;	/* bumped on every read */
 static atomic_int	 watch_armed;
 static atomic_int	 watch_stop;
 static atomic_int	 watch_fired;
-static pid_t		 child_pid;	/* also its process group */
+static pid_t		 child_pid;	/* also its process group, or 0 */
 static pthread_t	 main_thread;
 static double		 watch_secs;
 
@@ -123,7 +175,14 @@ usage(void)
 	    "                 [-e expect] [-l label] [-n count] [-P cpu] "
 	    "[-p cpu]\n"
 	    "                 [-T timeout] [-t tool] [-w warmup] "
-	    "-- command [arg ...]\n");
+	    "-- command [arg ...]\n"
+	    "       mcp-bench -u url [-jR] [-a args] [-c window] "
+	    "[-d seconds | -n count]\n"
+	    "                 [-E file] [-e expect] [-i sessions] [-k conns] "
+	    "[-l label]\n"
+	    "                 [-P cpu] [-p cpu] [-T timeout] [-t tool] "
+	    "[-w warmup]\n"
+	    "                 [-S pid | -- command [arg ...]]\n");
 	exit(2);
 }
 
@@ -335,9 +394,11 @@ watchdog(void *arg)
 		}
 		if ((double)(now_ns() - since) / 1e9 >= watch_secs) {
 			fprintf(stderr, "mcp-bench: no response for %.1f s, "
-			    "killing the server\n", watch_secs);
+			    "%s\n", watch_secs, child_pid > 0 ?
+			    "killing the server" : "giving up");
 			atomic_store(&watch_fired, 1);
-			kill(-child_pid, SIGKILL);
+			if (child_pid > 0)
+				kill(-child_pid, SIGKILL);
 			break;
 		}
 	}
@@ -353,6 +414,16 @@ static void
 on_usr1(int sig)
 {
 	(void)sig;
+}
+
+static int		 reaped;	/* the child has been waited for */
+
+/* Leaving early (diex): take the server down with us. */
+static void
+kill_child(void)
+{
+	if (child_pid > 0 && !reaped)
+		kill(-child_pid, SIGKILL);
 }
 
 /* Interrupted by the user: take the server down with us. */
@@ -870,6 +941,7 @@ reap(struct bench *b)
 	}
 	if (!done)
 		diex("the server cannot be killed");
+	reaped = 1;
 	i--;	/* the index of the last signal sent */
 	if (WIFEXITED(status)) {
 		if (WEXITSTATUS(status) == 0 || i > 0)
@@ -1013,6 +1085,8 @@ report(struct bench *b, const char *label, uint64_t elns, uint64_t sns,
 	rps = el > 0 ? (double)b->nlat / el : 0;
 	mean = b->nlat > 0 ? (double)sum / (double)b->nlat / 1e3 : 0;
 	scpu = b->nlat > 0 ? (double)sns / (double)b->nlat / 1e3 : 0;
+	if (strcmp(src, "gone") == 0)
+		scpu = -1;
 	ccpu = b->nlat > 0 ? (double)cns / (double)b->nlat / 1e3 : 0;
 
 	fprintf(o->json ? stderr : stdout,
@@ -1020,7 +1094,8 @@ report(struct bench *b, const char *label, uint64_t elns, uint64_t sns,
 	    "server cpu %.2f us/req, client cpu %.2f us/req, "
 	    "rss idle %ld KiB peak %ld KiB, errors %ld, missing %ld\n",
 	    label, o->conc, b->nlat, rps, pct(b, 0.50), pct(b, 0.99),
-	    scpu, ccpu, idle, peak, b->errors + b->unexpected, b->missing);
+	    scpu, ccpu, idle, peak, b->errors + b->unexpected +
+	    b->http_errors, b->missing);
 	if (o->json) {
 		printf("{\"label\":\"");
 		json_str(stdout, label);
@@ -1040,14 +1115,1573 @@ report(struct bench *b, const char *label, uint64_t elns, uint64_t sns,
 		    b->errors, b->unexpected, b->missing, b->other,
 		    bad_exit ? "false" : "true", o->cpu_client, o->cpu_server);
 		json_str(stdout, b->proto);
-		printf("\",\"cmd\":\"");
-		for (i = 0; o->cmd[i] != NULL; i++) {
+		printf("\",\"transport\":\"%s\"", o->url != NULL ? "sse" :
+		    "stdio");
+		if (o->url != NULL) {
+			printf(",\"conns\":%ld,\"http_errors\":%ld,"
+			    "\"reconnects\":%ld,\"stop_s\":%.3f,"
+			    "\"killed\":%s,\"url\":\"", o->conns,
+			    b->http_errors, b->reconnects, b->stop_s,
+			    b->killed ? "true" : "false");
+			json_str(stdout, o->url);
+			putchar('"');
+		}
+		printf(",\"cmd\":\"");
+		for (i = 0; o->cmd != NULL && o->cmd[i] != NULL; i++) {
 			if (i > 0)
 				putchar(' ');
 			json_str(stdout, o->cmd[i]);
 		}
 		printf("\"}\n");
 	}
+}
+
+/*
+ * HTTP+SSE mode.
+ *
+ * Each session is a GET stream (struct sse) whose bytes are decoded in
+ * place (chunked or not) into SSE lines.  POSTs go over a pool of
+ * connections (struct hconn) with at most one request in flight each: a
+ * connection is free again when its response (202) is complete, while
+ * the request stays in the window until its answer comes down the stream.
+ * The two can arrive in either order.  Everything runs on one epoll set,
+ * level-triggered, in the main thread; the watchdog only watches progress.
+ */
+
+#define TAG_SSE		(1ULL << 32)
+#define TAG_CONN	(2ULL << 32)
+#define SSE_BUF_LOAD	(1024 * 1024)	/* the stream of the load run */
+#define SSE_BUF_IDLE	2048		/* each idle session's, to start */
+#define CONN_BUF	4096
+#define MAX_CONNECTING	256		/* idle mode: sessions being opened */
+#define MAX_CONN_FAILS	3		/* connects in a row without a reply */
+
+enum sse_phase {
+	P_HEAD,		/* GET sent, waiting for the response head */
+	P_ENDPOINT,	/* waiting for the endpoint event */
+	P_INIT,		/* initialize queued or sent, waiting for its answer */
+	P_INITED,	/* notifications/initialized queued or sent */
+	P_READY,
+	P_DEAD
+};
+
+enum { EV_MESSAGE, EV_ENDPOINT, EV_OTHER };
+enum { CS_SIZE, CS_EXT, CS_DATA, CS_TAIL, CS_END };
+enum { PK_CALL, PK_INIT, PK_INITED };
+
+struct sse {
+	int		 fd;
+	int		 phase;
+	int		 chunked;
+	int		 cstate;	/* chunk decoder */
+	uint64_t	 csize;
+	int		 event;		/* type of the event being read */
+	int		 queued;	/* on the POST queue */
+	char		*in;		/* head, then decoded body bytes */
+	size_t		 len;
+	size_t		 cap;
+	char		*path;		/* the message endpoint */
+	size_t		 pathlen;
+};
+
+struct hconn {
+	int		 fd;
+	int		 busy;		/* a request sent, no full response */
+	int		 kind;		/* PK_* */
+	int		 wantout;	/* EPOLLOUT registered */
+	int		 fails;		/* lost in a row without a response */
+	int		 dead;		/* given up on */
+	long		 sess;
+	uint64_t	 id;		/* PK_CALL: the request's id */
+	char		*out;
+	size_t		 olen;
+	size_t		 ooff;
+	size_t		 ocap;
+	char		*in;
+	size_t		 ilen;
+	size_t		 icap;
+};
+
+/* A response head. */
+struct head {
+	int		 status;
+	long		 clen;		/* Content-Length, or -1 */
+	int		 chunked;
+	int		 close;		/* Connection: close */
+	int		 sse;		/* Content-Type: text/event-stream */
+};
+
+static struct {
+	char		 host[300];	/* the Host header, port included */
+	char		 name[256];	/* the host, without brackets */
+	int		 port;
+	char		*path;		/* of the GET */
+	struct sockaddr_storage sa;
+	socklen_t	 salen;
+} url;
+
+static char *
+xstrndup(const char *s, size_t n)
+{
+	char	*p;
+
+	p = xmalloc(n + 1);
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+/* Make room for N more bytes in *P of length LEN and capacity *CAP. */
+static void
+grow(char **p, size_t len, size_t *cap, size_t n)
+{
+	if (*cap - len >= n)
+		return;
+	while (*cap - len < n)
+		*cap = *cap ? *cap * 2 : 4096;
+	*p = realloc(*p, *cap);
+	if (*p == NULL)
+		die("realloc");
+}
+
+/*
+ * Split http://HOST[:PORT][/PATH] (HOST a name, an IPv4 address or an
+ * IPv6 one in brackets; PATH default /sse).  Resolved later, since port 0
+ * is only known once the server has logged its real one.
+ */
+static void
+parse_url(const char *u)
+{
+	const char	*h, *e, *p;
+	char		*end;
+	long		 port;
+
+	if (strncmp(u, "http://", 7) != 0)
+		diex("-u: only http:// URLs");
+	h = u + 7;
+	if (*h == '[') {
+		e = strchr(h, ']');
+		if (e == NULL)
+			diex("-u: no ] after an IPv6 address");
+		p = e + 1;
+		h++;
+	} else {
+		e = h + strcspn(h, ":/");
+		p = e;
+	}
+	if (e == h || (size_t)(e - h) >= sizeof(url.name))
+		diex("-u: bad host");
+	memcpy(url.name, h, (size_t)(e - h));
+	url.name[e - h] = '\0';
+	port = 80;
+	if (*p == ':') {
+		port = strtol(p + 1, &end, 10);
+		if (end == p + 1 || port < 0 || port > 65535 ||
+		    (*end != '\0' && *end != '/'))
+			diex("-u: bad port");
+		p = end;
+	}
+	url.port = (int)port;
+	url.path = xstrndup(*p == '/' ? p : "/sse", strlen(*p == '/' ?
+	    p : "/sse"));
+}
+
+/* Resolve the host and set the Host header, once the port is known. */
+static void
+resolve_url(void)
+{
+	struct addrinfo	 hints, *res;
+	char		 port[16];
+	int		 r;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	snprintf(port, sizeof(port), "%d", url.port);
+	r = getaddrinfo(url.name, port, &hints, &res);
+	if (r != 0) {
+		fprintf(stderr, "mcp-bench: %s: %s\n", url.name,
+		    gai_strerror(r));
+		exit(1);
+	}
+	memcpy(&url.sa, res->ai_addr, res->ai_addrlen);
+	url.salen = res->ai_addrlen;
+	freeaddrinfo(res);
+	snprintf(url.host, sizeof(url.host), "%s%s%s:%d",
+	    strchr(url.name, ':') != NULL ? "[" : "", url.name,
+	    strchr(url.name, ':') != NULL ? "]" : "", url.port);
+}
+
+/* A non-blocking socket connecting to the server, or -1. */
+static int
+tcp_open(void)
+{
+	int	 fd, one;
+
+	fd = socket(url.sa.ss_family, SOCK_STREAM | SOCK_NONBLOCK |
+	    SOCK_CLOEXEC, 0);
+	if (fd == -1)
+		die("socket");
+	one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (connect(fd, (struct sockaddr *)&url.sa, url.salen) == -1 &&
+	    errno != EINPROGRESS) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void
+ep_set(struct bench *b, int op, int fd, uint32_t events, uint64_t tag)
+{
+	struct epoll_event	 ev;
+
+	ev.events = events;
+	ev.data.u64 = tag;
+	if (epoll_ctl(b->ep, op, fd, &ev) == -1)
+		die("epoll_ctl");
+}
+
+/*
+ * Parse a response head at P..P+N.  Returns its length (the blank line
+ * included), 0 if it is not complete, -1 if it is not HTTP.
+ */
+static long
+parse_head(const char *p, size_t n, struct head *h)
+{
+	const char	*e, *l, *nl, *v;
+	size_t		 k;
+
+	e = memmem(p, n, "\r\n\r\n", 4);
+	if (e == NULL)
+		return n > 65536 ? -1 : 0;
+	memset(h, 0, sizeof(*h));
+	h->clen = -1;
+	if (e - p < 12 || memcmp(p, "HTTP/1.", 7) != 0 || p[8] != ' ' ||
+	    !isdigit((unsigned char)p[9]))
+		return -1;
+	h->status = (int)strtol(p + 9, NULL, 10);
+	for (l = memchr(p, '\n', (size_t)(e + 2 - p)) + 1; l < e + 2;
+	    l = nl + 1) {
+		nl = memchr(l, '\n', (size_t)(e + 2 - l));
+		if (nl == NULL)
+			break;
+		v = memchr(l, ':', (size_t)(nl - l));
+		if (v == NULL)
+			continue;
+		k = (size_t)(v - l);
+		for (v++; v < nl && (*v == ' ' || *v == '\t'); v++)
+			continue;
+		if (k == 14 && strncasecmp(l, "content-length", k) == 0)
+			h->clen = strtol(v, NULL, 10);
+		else if (k == 17 &&
+		    strncasecmp(l, "transfer-encoding", k) == 0)
+			h->chunked = memmem(v, (size_t)(nl - v), "chunked", 7)
+			    != NULL;
+		else if (k == 10 && strncasecmp(l, "connection", k) == 0)
+			h->close = strncasecmp(v, "close", 5) == 0;
+		else if (k == 12 && strncasecmp(l, "content-type", k) == 0)
+			h->sse = strncasecmp(v, "text/event-stream", 17) == 0;
+	}
+	return (long)(e + 4 - p);
+}
+
+/*
+ * The length of the complete chunked body at P..P+N, trailers included;
+ * 0 if it is not complete, -1 if it is not chunked.
+ */
+static long
+chunked_len(const char *p, size_t n)
+{
+	const char	*q, *end, *nl;
+	unsigned long	 sz;
+	char		*x;
+
+	q = p;
+	end = p + n;
+	for (;;) {
+		nl = memchr(q, '\n', (size_t)(end - q));
+		if (nl == NULL)
+			return 0;
+		sz = strtoul(q, &x, 16);
+		if (x == q)
+			return -1;
+		q = nl + 1;
+		if (sz == 0)
+			break;
+		if ((size_t)(end - q) < sz + 2)
+			return 0;
+		q += sz + 2;
+	}
+	for (;;) {	/* trailers, up to the empty line */
+		nl = memchr(q, '\n', (size_t)(end - q));
+		if (nl == NULL)
+			return 0;
+		if (nl == q || (nl == q + 1 && *q == '\r'))
+			return (long)(nl + 1 - p);
+		q = nl + 1;
+	}
+}
+
+/*
+ * Decode the chunked bytes at P..P+N of stream S in place: their data
+ * goes to OUT (OUT <= P).  Returns the new end of the decoded data.
+ */
+static char *
+dechunk(struct sse *s, char *out, const char *p, size_t n)
+{
+	const char	*end;
+	size_t		 k;
+	int		 c;
+
+	end = p + n;
+	while (p < end && s->cstate != CS_END) {
+		switch (s->cstate) {
+		case CS_SIZE:
+			c = (unsigned char)*p++;
+			if (isxdigit(c))
+				s->csize = s->csize * 16 + (uint64_t)(isdigit(c) ?
+				    c - '0' : (c | 0x20) - 'a' + 10);
+			else if (c == '\n')
+				s->cstate = s->csize ? CS_DATA : CS_END;
+			else if (c != '\r')
+				s->cstate = CS_EXT;
+			break;
+		case CS_EXT:
+			if (*p++ == '\n')
+				s->cstate = s->csize ? CS_DATA : CS_END;
+			break;
+		case CS_DATA:
+			k = (size_t)(end - p);
+			if (k > s->csize)
+				k = (size_t)s->csize;
+			memmove(out, p, k);
+			out += k;
+			p += k;
+			s->csize -= k;
+			if (s->csize == 0)
+				s->cstate = CS_TAIL;
+			break;
+		case CS_TAIL:
+			if (*p++ == '\n') {
+				s->cstate = CS_SIZE;
+				s->csize = 0;
+			}
+			break;
+		}
+	}
+	return out;
+}
+
+static void
+queue_post(struct bench *b, long si)
+{
+	if (b->ss[si].queued)
+		return;
+	b->ss[si].queued = 1;
+	b->postq[(b->qhead + b->qlen) % b->nss] = si;
+	b->qlen++;
+}
+
+/* Session SI failed to set up, or its stream ended. */
+static void
+sse_end(struct bench *b, long si, const char *why)
+{
+	struct sse	*s = &b->ss[si];
+
+	if (s->phase == P_DEAD)
+		return;
+	if (s->phase == P_READY) {
+		b->closed++;
+		if (b->o->idle == 0)
+			b->eof = 1;
+	} else {
+		b->failed++;
+		if (b->failed <= MAX_SHOWN)
+			fprintf(stderr, "mcp-bench: session %ld: %s\n", si, why);
+	}
+	s->phase = P_DEAD;
+	if (s->fd != -1) {
+		epoll_ctl(b->ep, EPOLL_CTL_DEL, s->fd, NULL);
+		close(s->fd);
+		s->fd = -1;
+	}
+}
+
+/* Start session SI: connect and send the GET. */
+static void
+sse_open(struct bench *b, long si)
+{
+	struct sse	*s = &b->ss[si];
+	int		 r;
+
+	s->fd = tcp_open();
+	s->phase = P_HEAD;
+	s->cap = b->o->idle > 0 ? SSE_BUF_IDLE : SSE_BUF_LOAD;
+	s->in = xmalloc(s->cap);
+	if (s->fd == -1) {
+		sse_end(b, si, strerror(errno));
+		return;
+	}
+	/* Written once connected (EPOLLOUT), so the connect cannot block. */
+	ep_set(b, EPOLL_CTL_ADD, s->fd, EPOLLOUT, TAG_SSE | (uint64_t)si);
+	r = snprintf(s->in, s->cap, "GET %s HTTP/1.1\r\nHost: %s\r\n"
+	    "Accept: text/event-stream\r\nCache-Control: no-cache\r\n\r\n",
+	    url.path, url.host);
+	if (r < 0 || (size_t)r >= s->cap)
+		diex("-u: URL too long");
+	s->len = (size_t)r;
+	b->nopen++;
+}
+
+/* The endpoint event's data: keep the path and query. */
+static void
+sse_endpoint(struct bench *b, long si, const char *d, size_t n)
+{
+	struct sse	*s = &b->ss[si];
+	const char	*p, *slash;
+	size_t		 dirlen;
+
+	if (s->phase != P_ENDPOINT)
+		return;
+	p = memmem(d, n, "://", 3);
+	if (p != NULL) {	/* absolute: drop the scheme and authority */
+		p = memchr(p + 3, '/', (size_t)(d + n - p - 3));
+		if (p == NULL)
+			p = d + n;
+		s->path = xstrndup(p, (size_t)(d + n - p));
+	} else if (n > 0 && d[0] == '/')
+		s->path = xstrndup(d, n);
+	else {			/* relative to the GET's directory */
+		slash = strrchr(url.path, '/');
+		dirlen = slash != NULL ? (size_t)(slash - url.path) + 1 : 0;
+		s->path = xmalloc(dirlen + n + 2);
+		if (dirlen == 0)
+			s->path[dirlen++] = '/';
+		else
+			memcpy(s->path, url.path, dirlen);
+		memcpy(s->path + dirlen, d, n);
+		s->path[dirlen + n] = '\0';
+	}
+	s->pathlen = strlen(s->path);
+	if (s->pathlen == 0 || memchr(s->path, ' ', s->pathlen) != NULL ||
+	    memchr(s->path, '\r', s->pathlen) != NULL) {
+		sse_end(b, si, "bad endpoint event");
+		return;
+	}
+	if (b->o->idle > 0 && b->o->raw) {
+		s->phase = P_READY;
+		b->ready++;
+		return;
+	}
+	s->phase = P_INIT;
+	queue_post(b, si);
+}
+
+/* A "message" event's data on session SI, read at time T. */
+static void
+sse_message(struct bench *b, long si, const char *d, size_t n, uint64_t t)
+{
+	struct sse	*s = &b->ss[si];
+	const char	*p, *q, *end;
+
+	if (s->phase == P_READY && b->o->idle == 0) {
+		handle_line(b, d, n, t);
+		return;
+	}
+	end = d + n;
+	p = s->phase == P_INIT ? find_key(d, n, "\"id\"", 4) : NULL;
+	if (p == NULL || p >= end || *p != '0' ||
+	    (p + 1 < end && isdigit((unsigned char)p[1]))) {
+		b->other++;	/* a notification, or not for us */
+		return;
+	}
+	if (memmem(d, n, "\"result\"", 8) == NULL) {
+		show_bad(b, "initialize failed", d, n);
+		sse_end(b, si, "initialize failed");
+		return;
+	}
+	if (b->proto[0] == '\0') {
+		p = find_key(d, n, "\"protocolVersion\"", 17);
+		if (p != NULL && p < end && *p == '"') {
+			q = memchr(p + 1, '"', (size_t)(end - p - 1));
+			if (q != NULL && (size_t)(q - p - 1) < sizeof(b->proto))
+				memcpy(b->proto, p + 1, (size_t)(q - p - 1));
+		}
+	}
+	s->phase = P_INITED;
+	queue_post(b, si);
+}
+
+/* One SSE line (without its newline) of session SI. */
+static void
+sse_line(struct bench *b, long si, const char *l, size_t n, uint64_t t)
+{
+	struct sse	*s = &b->ss[si];
+	const char	*v;
+	size_t		 k;
+
+	if (n > 0 && l[n - 1] == '\r')
+		n--;
+	if (n == 0) {
+		s->event = EV_MESSAGE;	/* the event is dispatched */
+		return;
+	}
+	if (l[0] == ':') {
+		b->keepalives++;
+		return;
+	}
+	v = memchr(l, ':', n);
+	k = v != NULL ? (size_t)(v - l) : n;
+	if (v == NULL)
+		v = l + n;
+	else if (++v < l + n && *v == ' ')
+		v++;
+	if (k == 4 && memcmp(l, "data", 4) == 0) {
+		if (s->event == EV_MESSAGE)
+			sse_message(b, si, v, (size_t)(l + n - v), t);
+		else if (s->event == EV_ENDPOINT)
+			sse_endpoint(b, si, v, (size_t)(l + n - v));
+	} else if (k == 5 && memcmp(l, "event", 5) == 0) {
+		k = (size_t)(l + n - v);
+		if (k == 7 && memcmp(v, "message", 7) == 0)
+			s->event = EV_MESSAGE;
+		else if (k == 8 && memcmp(v, "endpoint", 8) == 0)
+			s->event = EV_ENDPOINT;
+		else
+			s->event = EV_OTHER;
+	}
+}
+
+/*
+ * Session SI's socket is ready: send the GET once connected, read and
+ * handle what came.  Returns the time of the read, or 0.
+ */
+static uint64_t
+sse_io(struct bench *b, long si, uint32_t events)
+{
+	struct sse	*s = &b->ss[si];
+	struct head	 h;
+	char		*p, *nl, *end, *start;
+	ssize_t		 n;
+	long		 hl;
+	uint64_t	 t;
+	int		 err;
+	socklen_t	 elen;
+	char		 why[64];
+
+	if (s->fd == -1)
+		return 0;
+	if (s->phase == P_HEAD && s->len > 0 && (events & EPOLLOUT)) {
+		elen = sizeof(err);
+		if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &err, &elen) == -1
+		    || err != 0) {
+			sse_end(b, si, strerror(err ? err : errno));
+			return 0;
+		}
+		/* A request this small goes in one write on a new socket. */
+		n = write(s->fd, s->in, s->len);
+		if (n != (ssize_t)s->len) {
+			sse_end(b, si, "cannot send the GET");
+			return 0;
+		}
+		s->len = 0;
+		ep_set(b, EPOLL_CTL_MOD, s->fd, EPOLLIN, TAG_SSE | (uint64_t)si);
+		return 0;
+	}
+	if (s->cap - s->len < 1024) {
+		s->cap *= 2;
+		s->in = realloc(s->in, s->cap);
+		if (s->in == NULL)
+			die("realloc");
+	}
+	n = read(s->fd, s->in + s->len, s->cap - s->len);
+	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	if (n <= 0) {
+		sse_end(b, si, n == 0 ? "the server closed the stream" :
+		    strerror(errno));
+		return 0;
+	}
+	t = now_ns();
+	atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
+	b->stream_bytes += (uint64_t)n;
+	p = s->in + s->len;
+	if (s->phase == P_HEAD) {
+		s->len += (size_t)n;
+		hl = parse_head(s->in, s->len, &h);
+		if (hl == 0)
+			return t;
+		if (hl < 0 || h.status != 200 || !h.sse) {
+			if (hl < 0)
+				snprintf(why, sizeof(why), "GET: not HTTP");
+			else if (h.status != 200)
+				snprintf(why, sizeof(why), "GET: HTTP status "
+				    "%d", h.status);
+			else
+				snprintf(why, sizeof(why), "GET: not "
+				    "text/event-stream");
+			sse_end(b, si, why);
+			return t;
+		}
+		s->chunked = h.chunked;
+		s->phase = P_ENDPOINT;
+		s->len -= (size_t)hl;
+		memmove(s->in, s->in + hl, s->len);
+		n = (ssize_t)s->len;
+		s->len = 0;
+		p = s->in;
+	}
+	if (s->chunked) {
+		end = dechunk(s, s->in + s->len, p, (size_t)n);
+		s->len = (size_t)(end - s->in);
+	} else
+		s->len += (size_t)n;
+	start = s->in;
+	end = s->in + s->len;
+	while (s->phase != P_DEAD &&
+	    (nl = memchr(start, '\n', (size_t)(end - start))) != NULL) {
+		sse_line(b, si, start, (size_t)(nl - start), t);
+		start = nl + 1;
+	}
+	if (s->phase == P_DEAD)
+		return t;
+	s->len = (size_t)(end - start);
+	if (s->len > 0 && start != s->in)
+		memmove(s->in, start, s->len);
+	if (s->chunked && s->cstate == CS_END)
+		sse_end(b, si, "the server ended the stream");
+	return t;
+}
+
+/* (Re)connect connection C. */
+static void
+conn_open(struct bench *b, struct hconn *c)
+{
+	c->fd = tcp_open();
+	if (c->fd == -1)
+		die("connect");
+	c->ilen = c->olen = c->ooff = 0;
+	c->wantout = 0;
+	ep_set(b, EPOLL_CTL_ADD, c->fd, EPOLLIN, TAG_CONN |
+	    (uint64_t)(c - b->hc));
+}
+
+/* A free connection, or NULL. */
+static struct hconn *
+conn_get(struct bench *b)
+{
+	struct hconn	*c;
+
+	if (b->nfreec == 0)
+		return NULL;
+	c = &b->hc[b->freec[--b->nfreec]];
+	if (c->fd == -1)
+		conn_open(b, c);
+	return c;
+}
+
+static void conn_lost(struct bench *, struct hconn *, const char *);
+
+/* Write what C has queued.  Returns -1 if the connection was lost. */
+static int
+conn_flush(struct bench *b, struct hconn *c)
+{
+	ssize_t	 n;
+
+	while (c->ooff < c->olen) {
+		n = write(c->fd, c->out + c->ooff, c->olen - c->ooff);
+		if (n > 0) {
+			c->ooff += (size_t)n;
+			continue;
+		}
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n == -1 && errno == EAGAIN) {
+			if (!c->wantout) {
+				c->wantout = 1;
+				ep_set(b, EPOLL_CTL_MOD, c->fd, EPOLLIN |
+				    EPOLLOUT, TAG_CONN | (uint64_t)(c - b->hc));
+			}
+			return 0;
+		}
+		conn_lost(b, c, strerror(errno));
+		return -1;
+	}
+	c->olen = c->ooff = 0;
+	if (c->wantout) {
+		c->wantout = 0;
+		ep_set(b, EPOLL_CTL_MOD, c->fd, EPOLLIN, TAG_CONN |
+		    (uint64_t)(c - b->hc));
+	}
+	return 0;
+}
+
+/* Append N bytes to C's output. */
+static void
+conn_put(struct hconn *c, const char *s, size_t n)
+{
+	grow(&c->out, c->olen, &c->ocap, n);
+	memcpy(c->out + c->olen, s, n);
+	c->olen += n;
+}
+
+static size_t
+fmt_u64(char *buf, uint64_t v)
+{
+	char	 d[24];
+	int	 n;
+
+	n = sizeof(d);
+	do {
+		d[--n] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	memcpy(buf, d + n, sizeof(d) - (size_t)n);
+	return sizeof(d) - (size_t)n;
+}
+
+/* Queue a POST of BODY to session S's endpoint on C. */
+static void
+conn_post(struct bench *b, struct hconn *c, const struct sse *s,
+    const char *body, size_t n)
+{
+	char	 num[24];
+
+	(void)b;
+	conn_put(c, "POST ", 5);
+	conn_put(c, s->path, s->pathlen);
+	conn_put(c, " HTTP/1.1\r\nHost: ", 17);
+	conn_put(c, url.host, strlen(url.host));
+	conn_put(c, "\r\nContent-Type: application/json\r\n"
+	    "Content-Length: ", 50);
+	conn_put(c, num, fmt_u64(num, n));
+	conn_put(c, "\r\n\r\n", 4);
+	conn_put(c, body, n);
+}
+
+static void
+conn_release(struct bench *b, struct hconn *c)
+{
+	c->busy = 0;
+	if (!c->dead)
+		b->freec[b->nfreec++] = c - b->hc;
+}
+
+/*
+ * Connection C failed or was closed by the server.  A request in flight
+ * on it is lost: a call counts as missing, a handshake step fails its
+ * session.  The connection is reopened when next used, unless it failed
+ * MAX_CONN_FAILS times in a row.
+ */
+static void
+conn_lost(struct bench *b, struct hconn *c, const char *why)
+{
+	struct slot	*s;
+
+	epoll_ctl(b->ep, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	c->fd = -1;
+	b->reconnects++;
+	if (!c->busy)
+		return;		/* an idle keep-alive timed out */
+	b->http_errors++;
+	if (b->http_errors <= MAX_SHOWN)
+		fprintf(stderr, "mcp-bench: connection lost with a request "
+		    "in flight: %s\n", why);
+	if (c->kind == PK_CALL) {
+		s = &b->ring[c->id & b->mask];
+		if (s->id == c->id) {
+			s->id = 0;
+			b->outstanding--;
+			b->missing++;
+		}
+	} else
+		sse_end(b, c->sess, "handshake POST lost");
+	if (++c->fails >= MAX_CONN_FAILS) {
+		c->dead = 1;
+		if (--b->livec == 0) {
+			fprintf(stderr, "mcp-bench: cannot keep a connection "
+			    "to the server\n");
+			b->eof = 1;
+		}
+	}
+	conn_release(b, c);
+}
+
+/* A complete response on C, status H->status, body BODY..+N. */
+static void
+conn_done(struct bench *b, struct hconn *c, const struct head *h,
+    const char *body, size_t n)
+{
+	struct slot	*s;
+	char		 why[64];
+
+	if (!c->busy) {
+		b->http_errors++;
+		show_bad(b, "response to no request", body, n);
+		return;
+	}
+	c->fails = 0;
+	if (h->status >= 200 && h->status < 300) {
+		if (c->kind == PK_INITED) {
+			b->ss[c->sess].phase = P_READY;
+			b->ready++;
+		}
+		conn_release(b, c);
+		return;
+	}
+	b->http_errors++;
+	snprintf(why, sizeof(why), "POST: HTTP status %d", h->status);
+	show_bad(b, why, body, n);
+	if (c->kind == PK_CALL) {
+		s = &b->ring[c->id & b->mask];
+		if (s->id == c->id) {
+			s->id = 0;
+			b->outstanding--;
+		}
+	} else
+		sse_end(b, c->sess, why);
+	conn_release(b, c);
+}
+
+/* Connection C is ready: flush, read and handle responses. */
+static void
+conn_io(struct bench *b, struct hconn *c, uint32_t events)
+{
+	struct head	 h;
+	ssize_t		 n;
+	long		 hl, bl;
+	size_t		 used;
+	int		 closing;
+
+	if (c->fd == -1)
+		return;
+	if ((events & EPOLLOUT) && conn_flush(b, c) == -1)
+		return;
+	if (!(events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+		return;
+	grow(&c->in, c->ilen, &c->icap, CONN_BUF);
+	n = read(c->fd, c->in + c->ilen, c->icap - c->ilen);
+	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		conn_lost(b, c, n == 0 ? "closed by the server" :
+		    strerror(errno));
+		return;
+	}
+	atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
+	c->ilen += (size_t)n;
+	used = 0;
+	closing = 0;
+	while (!closing) {
+		hl = parse_head(c->in + used, c->ilen - used, &h);
+		if (hl == 0)
+			break;
+		if (hl < 0) {
+			conn_lost(b, c, "a response that is not HTTP");
+			return;
+		}
+		if (h.chunked) {
+			bl = chunked_len(c->in + used + hl,
+			    c->ilen - used - (size_t)hl);
+			if (bl == 0)
+				break;
+			if (bl < 0) {
+				conn_lost(b, c, "bad chunked body");
+				return;
+			}
+		} else {
+			bl = h.clen > 0 ? h.clen : 0;
+			if ((long)(c->ilen - used) - hl < bl)
+				break;
+		}
+		closing = h.close;
+		conn_done(b, c, &h, c->in + used + hl, (size_t)bl);
+		used += (size_t)(hl + bl);
+	}
+	c->ilen -= used;
+	if (c->ilen > 0 && used > 0)
+		memmove(c->in, c->in + used, c->ilen);
+	if (closing)
+		conn_lost(b, c, "Connection: close");
+}
+
+/* POST the next handshake step of queued sessions on free connections. */
+static void
+post_queued(struct bench *b)
+{
+	static const char init[] =
+	    "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\","
+	    "\"params\":{\"protocolVersion\":\"" PROTO_VERSION "\","
+	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"mcp-bench\","
+	    "\"version\":\"" BENCH_VERSION "\"}}}";
+	static const char inited[] =
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+	struct hconn	*c;
+	struct sse	*s;
+	long		 si;
+
+	while (b->qlen > 0 && b->nfreec > 0) {
+		si = b->postq[b->qhead];
+		b->qhead = (b->qhead + 1) % b->nss;
+		b->qlen--;
+		s = &b->ss[si];
+		s->queued = 0;
+		if (s->phase != P_INIT && s->phase != P_INITED)
+			continue;
+		c = conn_get(b);
+		c->busy = 1;
+		c->sess = si;
+		c->kind = s->phase == P_INIT ? PK_INIT : PK_INITED;
+		if (c->kind == PK_INIT)
+			conn_post(b, c, s, init, sizeof(init) - 1);
+		else
+			conn_post(b, c, s, inited, sizeof(inited) - 1);
+		conn_flush(b, c);
+	}
+}
+
+/* Wait for events (up to MS ms, -1 for ever) and handle them. */
+static uint64_t
+pump(struct bench *b, int ms)
+{
+	struct epoll_event	 evs[256];
+	uint64_t		 t, last;
+	int			 i, n;
+
+	last = 0;
+	n = epoll_wait(b->ep, evs, 256, ms);
+	if (n == -1) {
+		if (errno != EINTR)
+			die("epoll_wait");
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		if ((evs[i].data.u64 & ~0xffffffffULL) == TAG_SSE) {
+			t = sse_io(b, (long)(evs[i].data.u64 & 0xffffffffULL),
+			    evs[i].events);
+			if (t > last)
+				last = t;
+		} else
+			conn_io(b, &b->hc[evs[i].data.u64 & 0xffffffffULL],
+			    evs[i].events);
+	}
+	return last;
+}
+
+/*
+ * Open and set up NSS sessions, at most MAX_CONNECTING in progress at a
+ * time so that the server's listen queue never overflows.  Returns 0
+ * when they are all ready, -1 if any failed or the watchdog fired.
+ */
+static int
+setup_sessions(struct bench *b)
+{
+	while (b->ready + b->failed < b->nss) {
+		if (atomic_load(&watch_fired))
+			return -1;
+		while (b->nopen < b->nss &&
+		    b->nopen - b->ready - b->failed < MAX_CONNECTING)
+			sse_open(b, b->nopen);
+		post_queued(b);
+		if (b->livec == 0)
+			return -1;
+		pump(b, 100);
+	}
+	return b->failed > 0 ? -1 : 0;
+}
+
+/*
+ * The POSTs of a tools/call start with the same text up to the
+ * Content-Length value: build it once.
+ */
+static void
+build_callhdr(struct bench *b)
+{
+	const struct sse *s = &b->ss[0];
+	size_t		 n;
+
+	n = s->pathlen + strlen(url.host) + 128;
+	b->callhdr = xmalloc(n);
+	b->callhdrlen = (size_t)snprintf(b->callhdr, n, "POST %s HTTP/1.1\r\n"
+	    "Host: %s\r\nContent-Type: application/json\r\n"
+	    "Content-Length: ", s->path, url.host);
+}
+
+/* Send up to WANT calls on free connections.  Returns how many. */
+static long
+send_calls(struct bench *b, long want)
+{
+	struct hconn	*c;
+	struct slot	*s;
+	char		 digits[24], len[24];
+	size_t		 nd, nl, blen, need;
+	uint64_t	 id;
+	long		 k;
+	char		*p;
+
+	for (k = 0; k < want && b->nfreec > 0; k++) {
+		id = b->next_id;
+		s = &b->ring[id & b->mask];
+		if (s->id != 0)
+			break;	/* an old request still holds the slot */
+		c = conn_get(b);
+		nd = fmt_u64(digits, id);
+		blen = b->prelen + nd + b->suflen - 1;	/* no newline */
+		nl = fmt_u64(len, blen);
+		need = b->callhdrlen + nl + 4 + blen;
+		grow(&c->out, c->olen, &c->ocap, need);
+		p = c->out + c->olen;
+		memcpy(p, b->callhdr, b->callhdrlen);
+		p += b->callhdrlen;
+		memcpy(p, len, nl);
+		p += nl;
+		memcpy(p, "\r\n\r\n", 4);
+		p += 4;
+		memcpy(p, b->pre, b->prelen);
+		p += b->prelen;
+		memcpy(p, digits, nd);
+		p += nd;
+		memcpy(p, b->suf, b->suflen - 1);
+		c->olen += need;
+		c->busy = 1;
+		c->kind = PK_CALL;
+		c->id = id;
+		s->id = id;
+		s->t = now_ns();
+		b->next_id++;
+		b->outstanding++;
+		conn_flush(b, c);
+	}
+	return k;
+}
+
+/* run_phase() for HTTP+SSE. */
+static int
+run_phase_http(struct bench *b, long count, double secs)
+{
+	uint64_t	 deadline, t;
+	long		 left, want;
+	int		 stop;
+
+	left = count;
+	stop = 0;
+	deadline = secs > 0 ? now_ns() + (uint64_t)(secs * 1e9) : 0;
+	for (;;) {
+		if (!stop && !b->eof) {
+			want = b->o->conc - b->outstanding;
+			if (deadline == 0 && want > left)
+				want = left;
+			if (want > 0) {
+				want = send_calls(b, want);
+				if (deadline == 0)
+					left -= want;
+			}
+			if (deadline == 0 && left == 0)
+				stop = 1;
+		}
+		if (b->eof || atomic_load(&watch_fired))
+			break;
+		/* Drained when the answers and the 202s are all in. */
+		if (stop && b->outstanding == 0 && b->nfreec == b->livec)
+			return 0;
+		t = pump(b, -1);
+		if (deadline != 0 && t >= deadline)
+			stop = 1;
+	}
+	b->missing += b->outstanding;
+	b->outstanding = 0;
+	return -1;
+}
+
+static void
+set_nofile(long need)
+{
+	struct rlimit	 rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == -1)
+		return;
+	if (rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur < (rlim_t)need) {
+		rl.rlim_cur = rl.rlim_max == RLIM_INFINITY ||
+		    rl.rlim_max > (rlim_t)need ? (rlim_t)need : rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur !=
+	    RLIM_INFINITY && rl.rlim_cur < (rlim_t)need) {
+		fprintf(stderr, "mcp-bench: need %ld descriptors, the limit "
+		    "is %lu\n", need, (unsigned long)rl.rlim_cur);
+		exit(1);
+	}
+}
+
+/* Pin every thread of PID (not our child) to CPU. */
+static void
+pin_all(pid_t pid, int cpu)
+{
+	char		 path[64];
+	DIR		*d;
+	struct dirent	*de;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (d == NULL)
+		die(path);
+	while ((de = readdir(d)) != NULL)
+		if (de->d_name[0] != '.')
+			pin((pid_t)strtol(de->d_name, NULL, 10), cpu);
+	closedir(d);
+}
+
+static int	 relay_in = -1, relay_out = 2;
+static pthread_t relay_thr;
+static int	 relay_started;
+
+/* Copy the server's log from the pipe to the -E file or our stderr. */
+static void *
+relay(void *arg)
+{
+	char	 buf[4096];
+	ssize_t	 n;
+
+	(void)arg;
+	for (;;) {
+		n = read(relay_in, buf, sizeof(buf));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		if (write(relay_out, buf, (size_t)n) < 0)
+			continue;
+	}
+	return NULL;
+}
+
+/*
+ * Start the server for HTTP mode, in its own process group, stdin from
+ * /dev/null, stdout and stderr to the -E file or ours.  When the URL's
+ * port is 0, read its log through a pipe until "http://HOST:PORT" and
+ * take that port, then keep copying the log in a thread; otherwise wait
+ * until the port accepts connections.
+ */
+static void
+spawn_http(struct bench *b)
+{
+	const struct opts *o = b->o;
+	struct pollfd	 pfd;
+	char		 line[4096];
+	size_t		 len;
+	ssize_t		 n;
+	uint64_t	 until;
+	const char	*p, *nl;
+	char		*end;
+	long		 port;
+	int		 lp[2], fd, logfd;
+
+	logfd = 2;
+	if (o->errfile != NULL) {
+		logfd = open(o->errfile, O_WRONLY | O_CREAT | O_APPEND |
+		    O_CLOEXEC, 0644);
+		if (logfd == -1)
+			die(o->errfile);
+	}
+	lp[0] = lp[1] = -1;
+	if (url.port == 0 && pipe2(lp, O_CLOEXEC) == -1)
+		die("pipe");
+	b->pid = fork();
+	if (b->pid == -1)
+		die("fork");
+	if (b->pid == 0) {
+		setpgid(0, 0);
+		fd = open("/dev/null", O_RDONLY);
+		if (fd == -1 || dup2(fd, 0) == -1)
+			_exit(127);
+		fd = lp[1] != -1 ? lp[1] : logfd;
+		if (dup2(fd, 1) == -1 || dup2(fd, 2) == -1)
+			_exit(127);
+		if (o->cpu_server >= 0)
+			pin(0, o->cpu_server);
+		signal(SIGPIPE, SIG_DFL);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		signal(SIGHUP, SIG_DFL);
+		signal(SIGUSR1, SIG_DFL);
+		execvp(o->cmd[0], o->cmd);
+		fprintf(stderr, "mcp-bench: exec %s: %s\n", o->cmd[0],
+		    strerror(errno));
+		_exit(127);
+	}
+	setpgid(b->pid, b->pid);
+	child_pid = b->pid;
+	b->spid = b->pid;
+	until = now_ns() + (uint64_t)(o->timeout * 1e9);
+	if (url.port != 0) {
+		resolve_url();
+		for (;;) {
+			fd = socket(url.sa.ss_family, SOCK_STREAM | SOCK_CLOEXEC,
+			    0);
+			if (fd == -1)
+				die("socket");
+			if (connect(fd, (struct sockaddr *)&url.sa, url.salen)
+			    == 0) {
+				close(fd);
+				break;
+			}
+			close(fd);
+			if (now_ns() > until || waitpid(b->pid, NULL, WNOHANG)
+			    == b->pid)
+				diex("the server does not accept connections");
+			usleep(20000);
+		}
+		if (logfd != 2)
+			close(logfd);
+		return;
+	}
+	close(lp[1]);
+	len = 0;
+	port = 0;
+	while (port == 0) {
+		pfd.fd = lp[0];
+		pfd.events = POLLIN;
+		if (now_ns() > until)
+			diex("the server logged no \"http://HOST:PORT\"");
+		if (poll(&pfd, 1, 100) <= 0)
+			continue;
+		n = read(lp[0], line + len, sizeof(line) - 1 - len);
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			diex("the server exited before listening");
+		if (write(logfd, line + len, (size_t)n) < 0)
+			(void)0;
+		len += (size_t)n;
+		line[len] = '\0';
+		while (port == 0 && (nl = strchr(line, '\n')) != NULL) {
+			p = strstr(line, "http://");
+			if (p != NULL && p < nl) {
+				p += 7;
+				if (*p == '[')
+					p = strchr(p, ']');
+				else
+					p = p + strcspn(p, ":/\n");
+				if (p != NULL && p < nl && *p == ']')
+					p++;
+				if (p != NULL && p < nl && *p == ':') {
+					port = strtol(p + 1, &end, 10);
+					if (port <= 0 || port > 65535)
+						port = 0;
+				}
+			}
+			len -= (size_t)(nl + 1 - line);
+			memmove(line, nl + 1, len + 1);
+		}
+		if (len == sizeof(line) - 1)
+			len = 0;	/* a very long line: forget it */
+	}
+	url.port = (int)port;
+	resolve_url();
+	relay_in = lp[0];
+	relay_out = logfd;
+	if (pthread_create(&relay_thr, NULL, relay, NULL) != 0)
+		diex("pthread_create failed");
+	relay_started = 1;
+}
+
+/*
+ * Stop the server we started: SIGTERM to its group, 5 s, SIGKILL.
+ * Returns 0 if it exited 0 or died of our signal, 1 if it had exited
+ * before (unless the watchdog killed it) or failed.
+ */
+static int
+reap_http(struct bench *b)
+{
+	static const int sigs[] = { SIGTERM, SIGKILL };
+	struct timespec	 ts = { 0, 10 * 1000 * 1000 }, dl;
+	uint64_t	 t0;
+	pid_t		 r;
+	int		 status, i, k, done;
+
+	b->stop_s = -1;
+	if (b->pid <= 0)
+		return 0;
+	r = waitpid(b->pid, &status, WNOHANG);
+	if (r == b->pid) {
+		reaped = 1;
+		if (atomic_load(&watch_fired))
+			return 0;
+		fprintf(stderr, "mcp-bench: the server exited before the "
+		    "end\n");
+		return 1;
+	}
+	done = 0;
+	t0 = now_ns();
+	for (i = 0; i < 2 && !done; i++) {
+		kill(-b->pid, sigs[i]);
+		for (k = 0; k < 500 && !done; k++) {
+			r = waitpid(b->pid, &status, WNOHANG);
+			if (r == b->pid)
+				done = 1;
+			else if (r == -1 && errno != EINTR)
+				die("waitpid");
+			else
+				nanosleep(&ts, NULL);
+		}
+		if (!done && i == 0) {
+			fprintf(stderr, "mcp-bench: the server did not exit "
+			    "on SIGTERM; sending SIGKILL\n");
+			b->killed = 1;
+		}
+	}
+	if (!done)
+		diex("the server cannot be killed");
+	reaped = 1;
+	b->stop_s = (double)(now_ns() - t0) / 1e9;
+	if (relay_started) {
+		clock_gettime(CLOCK_REALTIME, &dl);
+		dl.tv_sec += 1;
+		pthread_timedjoin_np(relay_thr, NULL, &dl);
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "mcp-bench: the server exited with status "
+		    "%d\n", WEXITSTATUS(status));
+		return 1;
+	}
+	if (WIFSIGNALED(status) && WTERMSIG(status) != SIGTERM &&
+	    WTERMSIG(status) != SIGKILL) {
+		fprintf(stderr, "mcp-bench: the server died of signal %d\n",
+		    WTERMSIG(status));
+		return 1;
+	}
+	return 0;
+}
+
+/* CPU time of the server in ns, or 0 without one. */
+static uint64_t
+server_cpu(const struct bench *b, const char **src)
+{
+	if (b->spid <= 0) {
+		*src = "none";
+		return 0;
+	}
+	return child_cpu_ns(b->spid, src);
+}
+
+static long
+server_kb(const struct bench *b, const char *field)
+{
+	return b->spid > 0 ? proc_status_kb(b->spid, field) : -1;
+}
+
+static void
+close_all(struct bench *b)
+{
+	long	 i;
+
+	for (i = 0; i < b->nss; i++)
+		if (b->ss[i].fd != -1) {
+			close(b->ss[i].fd);
+			b->ss[i].fd = -1;
+		}
+	for (i = 0; i < b->nhc; i++)
+		if (b->hc[i].fd != -1) {
+			close(b->hc[i].fd);
+			b->hc[i].fd = -1;
+		}
+}
+
+static void
+free_http(struct bench *b)
+{
+	long	 i;
+
+	for (i = 0; i < b->nss; i++) {
+		free(b->ss[i].in);
+		free(b->ss[i].path);
+	}
+	for (i = 0; i < b->nhc; i++) {
+		free(b->hc[i].in);
+		free(b->hc[i].out);
+	}
+	free(b->ss);
+	free(b->hc);
+	free(b->freec);
+	free(b->postq);
+	free(b->callhdr);
+	free(url.path);
+	if (b->ep != -1)
+		close(b->ep);
+}
+
+/* Allocate NSS sessions and NHC connections, all closed. */
+static void
+init_http(struct bench *b, long nss, long nhc)
+{
+	long	 i;
+
+	b->ep = epoll_create1(EPOLL_CLOEXEC);
+	if (b->ep == -1)
+		die("epoll_create1");
+	b->nss = nss;
+	b->ss = calloc((size_t)nss, sizeof(*b->ss));
+	b->postq = calloc((size_t)nss, sizeof(*b->postq));
+	b->nhc = nhc;
+	b->hc = calloc((size_t)nhc, sizeof(*b->hc));
+	b->freec = calloc((size_t)nhc, sizeof(*b->freec));
+	if (b->ss == NULL || b->postq == NULL || b->hc == NULL ||
+	    b->freec == NULL)
+		die("calloc");
+	for (i = 0; i < nss; i++)
+		b->ss[i].fd = -1;
+	/* Pushed in reverse, so connection 0 is used first. */
+	for (i = 0; i < nhc; i++) {
+		b->hc[i].fd = -1;
+		b->freec[i] = nhc - 1 - i;
+	}
+	b->nfreec = b->livec = nhc;
+	set_nofile(nss + nhc + 64);
+}
+
+/*
+ * The idle run: open -i sessions, initialize them (unless -R), let the
+ * server settle for a second and read its memory, then with -d hold them
+ * open for that long, counting what arrives (keepalives), and read the
+ * server's CPU time over the hold.
+ */
+static int
+run_idle(struct bench *b, const char *label)
+{
+	const struct opts *o = b->o;
+	const char	*src;
+	uint64_t	 t0, t1, c0, c1, until, now;
+	long		 rss0, rss1, rss2, hwm, i;
+	double		 setup, hold, per, cpums;
+	int		 rc, bad_exit;
+
+	rss0 = server_kb(b, "VmRSS:");
+	t0 = now_ns();
+	atomic_store(&watch_armed, 1);
+	rc = setup_sessions(b);
+	t1 = now_ns();
+	atomic_store(&watch_armed, 0);
+	setup = (double)(t1 - t0) / 1e9;
+	/* The POST connections are not part of an idle session. */
+	for (i = 0; i < b->nhc; i++)
+		if (b->hc[i].fd != -1) {
+			epoll_ctl(b->ep, EPOLL_CTL_DEL, b->hc[i].fd, NULL);
+			close(b->hc[i].fd);
+			b->hc[i].fd = -1;
+		}
+	/* Settle for a second, still reading the streams. */
+	until = now_ns() + 1000000000u;
+	while ((now = now_ns()) < until)
+		pump(b, (int)((until - now) / 1000000u) + 1);
+	rss1 = server_kb(b, "VmRSS:");
+	hwm = server_kb(b, "VmHWM:");
+	b->keepalives = 0;
+	b->stream_bytes = 0;
+	c0 = server_cpu(b, &src);
+	t0 = now_ns();
+	until = t0 + (uint64_t)(o->secs * 1e9);
+	while ((now = now_ns()) < until)
+		pump(b, (int)((until - now) / 1000000u) + 1);
+	t1 = now_ns();
+	c1 = server_cpu(b, &src);
+	rss2 = server_kb(b, "VmRSS:");
+	hold = o->secs > 0 ? (double)(t1 - t0) / 1e9 : 0;
+	per = b->ready > 0 && rss0 >= 0 && rss1 >= 0 ?
+	    (double)(rss1 - rss0) / (double)b->ready : 0;
+	/* -1 when the server is gone and its CPU time with it. */
+	cpums = c1 >= c0 && rss2 >= 0 ? (double)(c1 - c0) / 1e6 : -1;
+	close_all(b);
+	bad_exit = reap_http(b);
+
+	fprintf(o->json ? stderr : stdout,
+	    "%s idle: %ld sessions%s (%ld failed) in %.2f s, rss %ld -> %ld "
+	    "KiB, %.1f KiB/session; hold %.1f s: server cpu %.1f ms, rss "
+	    "%ld KiB, keepalives %ld, closed %ld\n", label, b->ready,
+	    o->raw ? " (not initialized)" : "", b->failed, setup, rss0, rss1,
+	    per, hold, cpums, rss2, b->keepalives, b->closed);
+	if (o->json) {
+		printf("{\"label\":\"");
+		json_str(stdout, label);
+		printf("\",\"transport\":\"sse\",\"mode\":\"idle\","
+		    "\"sessions\":%ld,\"ready\":%ld,\"failed\":%ld,"
+		    "\"initialized\":%s,\"setup_s\":%.3f,"
+		    "\"rss_before_kib\":%ld,\"rss_after_kib\":%ld,"
+		    "\"hwm_kib\":%ld,\"rss_per_session_kib\":%.2f,"
+		    "\"hold_s\":%.3f,\"rss_end_kib\":%ld,"
+		    "\"server_cpu_ms\":%.3f,"
+		    "\"cpu_source\":\"%s\",\"keepalives\":%ld,"
+		    "\"stream_bytes\":%llu,\"closed\":%ld,\"http_errors\":%ld,"
+		    "\"stop_s\":%.3f,\"killed\":%s,\"server_exit_ok\":%s,"
+		    "\"url\":\"", o->idle, b->ready,
+		    b->failed, o->raw ? "false" : "true", setup, rss0, rss1,
+		    hwm, per, hold, rss2, cpums, src, b->keepalives,
+		    (unsigned long long)b->stream_bytes, b->closed,
+		    b->http_errors, b->stop_s, b->killed ? "true" : "false",
+		    bad_exit ? "false" : "true");
+		json_str(stdout, o->url);
+		printf("\"}\n");
+	}
+	if (rc != 0 || b->failed > 0 || b->closed > 0 || bad_exit)
+		return 1;
+	return 0;
+}
+
+/* The load run over HTTP+SSE; main() for -u without -i. */
+static int
+run_http(struct bench *b, const char *label)
+{
+	const struct opts *o = b->o;
+	const char	*src;
+	uint64_t	 c0, c1, s0, s1, t0, t1;
+	long		 idle, peak;
+	int		 rc, bad_exit;
+
+	atomic_store(&watch_armed, 1);
+	if (setup_sessions(b) != 0)
+		diex(atomic_load(&watch_fired) ? "no answer to initialize" :
+		    "cannot set up the session");
+	build_callhdr(b);
+	idle = server_kb(b, "VmRSS:");
+
+	rc = 0;
+	if (o->warm > 0)
+		rc = run_phase_http(b, o->warm, 0);
+	b->record = 1;
+	s0 = server_cpu(b, &src);
+	c0 = self_cpu_ns();
+	t0 = now_ns();
+	if (rc == 0)
+		rc = run_phase_http(b, o->count, o->secs);
+	t1 = now_ns();
+	c1 = self_cpu_ns();
+	s1 = server_cpu(b, &src);
+	peak = server_kb(b, "VmHWM:");
+	if (s1 < s0 || (b->spid > 0 && peak < 0)) {
+		src = "gone";	/* and its CPU time with it */
+		s1 = s0;
+	}
+
+	atomic_store(&watch_armed, 0);
+	atomic_store(&watch_stop, 1);
+	close_all(b);
+	bad_exit = reap_http(b);
+
+	report(b, label, t1 - t0, s1 - s0, c1 - c0, idle, peak, src,
+	    bad_exit);
+	fflush(stdout);
+	if (b->other > 0)
+		fprintf(stderr, "mcp-bench: %ld events without an id on the "
+		    "stream\n", b->other);
+	if (b->reconnects > 0)
+		fprintf(stderr, "mcp-bench: %ld connections closed by the "
+		    "server\n", b->reconnects);
+	if (b->errors > 0 || b->unexpected > 0 || b->missing > 0 ||
+	    b->http_errors > 0 || rc != 0 || b->nlat == 0 || bad_exit)
+		return 1;
+	return 0;
 }
 
 int
@@ -1073,7 +2707,7 @@ main(int argc, char *argv[])
 	o.cpu_client = o.cpu_server = -1;
 	count_set = 0;
 	for (;;) {
-		ch = getopt(argc, argv, "a:c:d:E:e:hjl:n:P:p:T:t:w:");
+		ch = getopt(argc, argv, "a:c:d:E:e:hi:jk:l:n:P:p:RS:T:t:u:w:");
 		if (ch == -1)
 			break;
 		switch (ch) {
@@ -1091,6 +2725,21 @@ main(int argc, char *argv[])
 			break;
 		case 'e':
 			o.expect = optarg;
+			break;
+		case 'i':
+			o.idle = parse_long(optarg, 1, 1000000, "-i");
+			break;
+		case 'k':
+			o.conns = parse_long(optarg, 1, 65536, "-k");
+			break;
+		case 'R':
+			o.raw = 1;
+			break;
+		case 'S':
+			o.spid = (pid_t)parse_long(optarg, 1, INT_MAX, "-S");
+			break;
+		case 'u':
+			o.url = optarg;
 			break;
 		case 'j':
 			o.json = 1;
@@ -1125,17 +2774,21 @@ main(int argc, char *argv[])
 	}
 	argc -= optind;
 	argv += optind;
-	if (argc < 1)
+	if (o.url == NULL && argc < 1)
 		usage();
+	if (o.url == NULL && (o.idle || o.conns || o.raw || o.spid))
+		diex("-i, -k, -R and -S need -u");
+	if (o.spid > 0 && argc > 0)
+		diex("-S and a command exclude each other");
 	if (count_set && o.secs > 0)
 		diex("-n and -d exclude each other");
-	o.cmd = argv;
+	o.cmd = argc > 0 ? argv : NULL;
 	own_expect = NULL;
 	if (o.expect == NULL) {
 		own_expect = default_expect(o.args);
 		o.expect = own_expect;
 	}
-	label = o.label != NULL ? o.label : o.cmd[0];
+	label = o.label != NULL ? o.label : o.cmd != NULL ? o.cmd[0] : o.url;
 
 	memset(&b, 0, sizeof(b));
 	b.o = &o;
@@ -1159,6 +2812,40 @@ main(int argc, char *argv[])
 
 	main_thread = pthread_self();
 	set_signals();
+	atexit(kill_child);
+	if (o.url != NULL) {
+		b.ep = -1;
+		parse_url(o.url);
+		b.spid = o.spid;
+		if (o.cmd != NULL)
+			spawn_http(&b);
+		else if (url.port == 0)
+			diex("-u: port 0 needs a command to start");
+		else
+			resolve_url();
+		if (o.spid > 0 && o.cpu_server >= 0)
+			pin_all(o.spid, o.cpu_server);
+		if (o.cpu_client >= 0)
+			pin(0, o.cpu_client);
+		if (o.conns == 0)
+			o.conns = o.idle > 0 ? 16 : o.conc < 256 ? o.conc : 256;
+		init_http(&b, o.idle > 0 ? o.idle : 1, o.conns);
+		watch_secs = o.timeout;
+		if (pthread_create(&wd, NULL, watchdog, NULL) != 0)
+			diex("pthread_create failed");
+		rc = o.idle > 0 ? run_idle(&b, label) : run_http(&b, label);
+		atomic_store(&watch_stop, 1);
+		pthread_join(wd, NULL);
+		free_http(&b);
+		free(b.pre);
+		free(b.suf);
+		free(b.obuf);
+		free(b.ibuf);
+		free(b.ring);
+		free(b.lat);
+		free(own_expect);
+		return rc;
+	}
 	spawn(&b);
 	if (o.cpu_client >= 0)
 		pin(0, o.cpu_client);
