@@ -68,7 +68,10 @@ static void
 run(struct http *h)
 {
 	h->need_run = 0;
+	/* The calls of every request this run reads go over in one go. */
+	mcp__pool_plug(&h->srv->pool);
 	MHD_run(h->d);
+	mcp__pool_unplug(&h->srv->pool);
 	update_timer(h);
 }
 
