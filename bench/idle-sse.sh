@@ -45,26 +45,11 @@ NODE=${NODE:-node}
 RAW=${RAW:-0}
 DEMO_ARGS=${DEMO_ARGS:-}
 URL=http://127.0.0.1:0/sse
-CFLAGS_BENCH="-std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wshadow -Wstrict-prototypes"
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_files idle
 
-OUT=bench/out
-mkdir -p "$OUT" build || exit 1
-STAMP=$(date +%Y%m%d-%H%M%S)
-RAWF=$OUT/idle-$STAMP.jsonl
-TABLE=$OUT/idle-$STAMP.txt
-SLOG=$OUT/idle-$STAMP.server.log
-: >"$RAWF"
-
-say() {
-	printf '%s\n' "$*" >&2
-}
-
-if [ ! -x build/mcp-bench ] || [ tools/mcp-bench.c -nt build/mcp-bench ]; then
-	say "building build/mcp-bench"
-	# shellcheck disable=SC2086
-	${CC:-cc} $CFLAGS_BENCH -o build/mcp-bench tools/mcp-bench.c \
-	    -pthread -lm || exit 1
-fi
+build_one build/mcp-bench tools/mcp-bench.c "-pthread -lm"
 
 # Both the server and mcp-bench hold one descriptor per session.
 max=0
@@ -85,40 +70,32 @@ fi
 # The per-address connection limit would refuse a benchmark from one
 # address; --max-sessions stays at its default, 10,000.
 demo="build/mcp-demo --http 127.0.0.1:0 --max-per-ip $((max + 200)) --keepalive $KEEPALIVE $DEMO_ARGS"
-declare -A CMD
-avail=""
-for s in $SERVERS; do
-	case $s in
+
+# server_cmd NAME: CMD[NAME], if NAME can run here.
+server_cmd() {
+	case $1 in
 	mcp-demo)
-		if [ -x build/mcp-demo ] &&
-		    build/mcp-demo --help 2>&1 | grep -q -- --http; then
-			CMD[$s]=$demo
+		if demo_http; then
+			CMD[$1]=$demo
 		else
 			say "skipping mcp-demo: build/mcp-demo without --http"
-			continue
+			return 1
 		fi ;;
 	ts)
-		if command -v "$NODE" >/dev/null 2>&1 &&
-		    [ -d test/node/node_modules/express ]; then
-			CMD[$s]="$NODE test/node/bench-echo-sse.mjs"
+		if have_node express; then
+			CMD[$1]="$NODE test/node/bench-echo-sse.mjs"
 		else
 			say "skipping ts: no node, or no SDK or express in" \
 			    "test/node (npm ci --prefix test/node)"
-			continue
+			return 1
 		fi ;;
 	*)
-		say "unknown server $s"
-		continue ;;
+		say "unknown server $1"
+		return 1 ;;
 	esac
-	avail="$avail $s"
-done
-read -r -a SV <<<"$avail"
-if [ ${#SV[@]} -eq 0 ]; then
-	say "no server to run"
-	exit 1
-fi
+}
+pick_servers
 
-nfail=0
 # run SERVER LABEL N HOLD [mcp-bench options]: one mcp-bench -i run, its
 # JSON line appended to the raw results.
 run() {
@@ -136,7 +113,7 @@ run() {
 		say "$label with $n sessions failed (exit $rc)"
 	fi
 	[ -n "$line" ] || line="{\"label\":\"$label\",\"sessions\":$n}"
-	printf '{"rc":%d,"hold":%s,%s\n' "$rc" "$hold" "${line#\{}" >>"$RAWF"
+	printf '{"rc":%d,"hold":%s,%s\n' "$rc" "$hold" "${line#\{}" >>"$RESULTS"
 }
 
 for s in "${SV[@]}"; do
@@ -155,22 +132,7 @@ for s in "${SV[@]}"; do
 	run "$s" "$s" "$HOLD_N" "$HOLD"
 done
 
-awk -v ka="$KEEPALIVE" '
-function num(line, key,    m) {
-	if (match(line, "\"" key "\":-?[0-9.]+") == 0)
-		return "-"
-	m = substr(line, RSTART, RLENGTH)
-	sub(/^[^:]*:/, "", m)
-	return m + 0
-}
-function str(line, key,    m) {
-	if (match(line, "\"" key "\":\"[^\"]*\"") == 0)
-		return ""
-	m = substr(line, RSTART, RLENGTH)
-	sub(/^[^:]*:"/, "", m)
-	sub(/"$/, "", m)
-	return m
-}
+awk -v ka="$KEEPALIVE" -v missing=- "$AWK_JSON"'
 {
 	if (num($0, "hold") < 1)
 		mem[++nm] = $0
@@ -220,8 +182,6 @@ END {
 		    "(target <= 16: %s)\n", demo_per,
 		    (demo_per <= 16 ? "met" : "NOT met")
 }
-' "$RAWF" | tee "$TABLE"
+' "$RESULTS" | tee "$TABLE"
 
-say "table in $TABLE"
-[ "$nfail" -eq 0 ] || { say "$nfail run(s) failed"; exit 1; }
-exit 0
+bench_end

@@ -211,6 +211,14 @@ xmalloc(size_t n)
 	return p;
 }
 
+/* Exit with a message: S is no value for the option WHAT. */
+static void
+bad_value(const char *what, const char *s)
+{
+	fprintf(stderr, "mcp-bench: %s: bad value \"%s\"\n", what, s);
+	exit(2);
+}
+
 /*
  * Parse the whole of S as a decimal integer in [MIN, MAX]; exit with a
  * message naming the option WHAT otherwise.
@@ -223,10 +231,8 @@ parse_long(const char *s, long min, long max, const char *what)
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < min || v > max) {
-		fprintf(stderr, "mcp-bench: %s: bad value \"%s\"\n", what, s);
-		exit(2);
-	}
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+		bad_value(what, s);
 	return v;
 }
 
@@ -238,10 +244,8 @@ parse_double(const char *s, double min, const char *what)
 
 	errno = 0;
 	v = strtod(s, &end);
-	if (errno != 0 || end == s || *end != '\0' || !(v >= min)) {
-		fprintf(stderr, "mcp-bench: %s: bad value \"%s\"\n", what, s);
-		exit(2);
-	}
+	if (errno != 0 || end == s || *end != '\0' || !(v >= min))
+		bad_value(what, s);
 	return v;
 }
 
@@ -464,6 +468,27 @@ pin(pid_t pid, int cpu)
 }
 
 /*
+ * In the forked child, once its descriptors are set up: pin it to the
+ * server's CPU if asked, restore the signals we catch and exec the
+ * server.  Does not return.
+ */
+static void
+exec_server(const struct opts *o)
+{
+	if (o->cpu_server >= 0)
+		pin(0, o->cpu_server);
+	signal(SIGPIPE, SIG_DFL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+	signal(SIGUSR1, SIG_DFL);
+	execvp(o->cmd[0], o->cmd);
+	fprintf(stderr, "mcp-bench: exec %s: %s\n", o->cmd[0],
+	    strerror(errno));
+	_exit(127);
+}
+
+/*
  * Start the server in a process group of its own, so that a wrapper
  * script and everything it starts can be killed together: its stdin and
  * stdout become our pipes, its stderr is ours or ERRFILE.  Pinning
@@ -496,17 +521,7 @@ spawn(struct bench *b)
 				_exit(127);
 			close(fd);
 		}
-		if (o->cpu_server >= 0)
-			pin(0, o->cpu_server);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGUSR1, SIG_DFL);
-		execvp(o->cmd[0], o->cmd);
-		fprintf(stderr, "mcp-bench: exec %s: %s\n", o->cmd[0],
-		    strerror(errno));
-		_exit(127);
+		exec_server(o);
 	}
 	setpgid(b->pid, b->pid);	/* whichever of us runs first */
 	close(in[0]);
@@ -551,18 +566,19 @@ write_all(struct bench *b, const char *buf, size_t len)
 }
 
 /*
- * Write what is left of the current batch without blocking.  Returns 0,
- * or -1 when the server has closed its stdin.
+ * Write BUF from *OFF up to LEN to FD without blocking, advancing *OFF.
+ * Returns 1 when all of it is written, 0 when FD would block, -1 when it
+ * failed (errno set, unless write returned 0).
  */
 static int
-flush_out(struct bench *b)
+write_from(int fd, const char *buf, size_t *off, size_t len)
 {
 	ssize_t	 n;
 
-	while (b->ooff < b->olen) {
-		n = write(b->wfd, b->obuf + b->ooff, b->olen - b->ooff);
+	while (*off < len) {
+		n = write(fd, buf + *off, len - *off);
 		if (n > 0) {
-			b->ooff += (size_t)n;
+			*off += (size_t)n;
 			continue;
 		}
 		if (n == -1 && errno == EINTR)
@@ -571,6 +587,21 @@ flush_out(struct bench *b)
 			return 0;
 		return -1;
 	}
+	return 1;
+}
+
+/*
+ * Write what is left of the current batch without blocking.  Returns 0,
+ * or -1 when the server has closed its stdin.
+ */
+static int
+flush_out(struct bench *b)
+{
+	int	 r;
+
+	r = write_from(b->wfd, b->obuf, &b->ooff, b->olen);
+	if (r <= 0)
+		return r;
 	b->olen = b->ooff = 0;
 	return 0;
 }
@@ -903,6 +934,32 @@ handshake(struct bench *b)
 }
 
 /*
+ * Wait up to 5 s for the server to exit, reading and discarding its
+ * stdout meanwhile if DRAIN.  Returns 1 once it is reaped, its wait
+ * status in *STATUS, 0 if it is still running.
+ */
+static int
+wait_server(struct bench *b, int *status, int drain)
+{
+	struct timespec	 ts = { 0, 10 * 1000 * 1000 };
+	pid_t		 r;
+	int		 k;
+
+	for (k = 0; k < 500; k++) {
+		if (drain)
+			while (read(b->rfd, b->ibuf, b->icap) > 0)
+				continue;
+		r = waitpid(b->pid, status, WNOHANG);
+		if (r == b->pid)
+			return 1;
+		if (r == -1 && errno != EINTR)
+			die("waitpid");
+		nanosleep(&ts, NULL);
+	}
+	return 0;
+}
+
+/*
  * Close the server's stdin and wait for it to exit: 5 s, then SIGTERM,
  * then SIGKILL.  Returns 0 if it exited on its own with status 0 or
  * because of our signals, 1 if it failed or crashed.
@@ -911,9 +968,7 @@ static int
 reap(struct bench *b)
 {
 	static const int sigs[] = { 0, SIGTERM, SIGKILL };
-	struct timespec	 ts = { 0, 10 * 1000 * 1000 };
-	pid_t		 r;
-	int		 status, i, k, done;
+	int		 status, i, done;
 
 	close(b->wfd);
 	b->wfd = -1;
@@ -927,17 +982,7 @@ reap(struct bench *b)
 			    sigs[i] == SIGTERM ? "SIGTERM" : "SIGKILL");
 			kill(-b->pid, sigs[i]);
 		}
-		for (k = 0; k < 500 && !done; k++) {
-			while (read(b->rfd, b->ibuf, b->icap) > 0)
-				continue;
-			r = waitpid(b->pid, &status, WNOHANG);
-			if (r == b->pid)
-				done = 1;
-			else if (r == -1 && errno != EINTR)
-				die("waitpid");
-			else
-				nanosleep(&ts, NULL);
-		}
+		done = wait_server(b, &status, 1);
 	}
 	if (!done)
 		diex("the server cannot be killed");
@@ -1788,24 +1833,18 @@ static void conn_lost(struct bench *, struct hconn *, const char *);
 static int
 conn_flush(struct bench *b, struct hconn *c)
 {
-	ssize_t	 n;
+	int	 r;
 
-	while (c->ooff < c->olen) {
-		n = write(c->fd, c->out + c->ooff, c->olen - c->ooff);
-		if (n > 0) {
-			c->ooff += (size_t)n;
-			continue;
+	r = write_from(c->fd, c->out, &c->ooff, c->olen);
+	if (r == 0) {
+		if (!c->wantout) {
+			c->wantout = 1;
+			ep_set(b, EPOLL_CTL_MOD, c->fd, EPOLLIN | EPOLLOUT,
+			    TAG_CONN | (uint64_t)(c - b->hc));
 		}
-		if (n == -1 && errno == EINTR)
-			continue;
-		if (n == -1 && errno == EAGAIN) {
-			if (!c->wantout) {
-				c->wantout = 1;
-				ep_set(b, EPOLL_CTL_MOD, c->fd, EPOLLIN |
-				    EPOLLOUT, TAG_CONN | (uint64_t)(c - b->hc));
-			}
-			return 0;
-		}
+		return 0;
+	}
+	if (r == -1) {
 		conn_lost(b, c, strerror(errno));
 		return -1;
 	}
@@ -2300,17 +2339,7 @@ spawn_http(struct bench *b)
 		fd = lp[1] != -1 ? lp[1] : logfd;
 		if (dup2(fd, 1) == -1 || dup2(fd, 2) == -1)
 			_exit(127);
-		if (o->cpu_server >= 0)
-			pin(0, o->cpu_server);
-		signal(SIGPIPE, SIG_DFL);
-		signal(SIGINT, SIG_DFL);
-		signal(SIGTERM, SIG_DFL);
-		signal(SIGHUP, SIG_DFL);
-		signal(SIGUSR1, SIG_DFL);
-		execvp(o->cmd[0], o->cmd);
-		fprintf(stderr, "mcp-bench: exec %s: %s\n", o->cmd[0],
-		    strerror(errno));
-		_exit(127);
+		exec_server(o);
 	}
 	setpgid(b->pid, b->pid);
 	child_pid = b->pid;
@@ -2397,10 +2426,10 @@ static int
 reap_http(struct bench *b)
 {
 	static const int sigs[] = { SIGTERM, SIGKILL };
-	struct timespec	 ts = { 0, 10 * 1000 * 1000 }, dl;
+	struct timespec	 dl;
 	uint64_t	 t0;
 	pid_t		 r;
-	int		 status, i, k, done;
+	int		 status, i, done;
 
 	b->stop_s = -1;
 	if (b->pid <= 0)
@@ -2418,15 +2447,7 @@ reap_http(struct bench *b)
 	t0 = now_ns();
 	for (i = 0; i < 2 && !done; i++) {
 		kill(-b->pid, sigs[i]);
-		for (k = 0; k < 500 && !done; k++) {
-			r = waitpid(b->pid, &status, WNOHANG);
-			if (r == b->pid)
-				done = 1;
-			else if (r == -1 && errno != EINTR)
-				die("waitpid");
-			else
-				nanosleep(&ts, NULL);
-		}
+		done = wait_server(b, &status, 0);
 		if (!done && i == 0) {
 			fprintf(stderr, "mcp-bench: the server did not exit "
 			    "on SIGTERM; sending SIGKILL\n");
@@ -2511,6 +2532,18 @@ free_http(struct bench *b)
 	free(url.path);
 	if (b->ep != -1)
 		close(b->ep);
+}
+
+/* Free the buffers both transports use. */
+static void
+free_bench(struct bench *b)
+{
+	free(b->pre);
+	free(b->suf);
+	free(b->obuf);
+	free(b->ibuf);
+	free(b->ring);
+	free(b->lat);
 }
 
 /* Allocate NSS sessions and NHC connections, all closed. */
@@ -2837,12 +2870,7 @@ main(int argc, char *argv[])
 		atomic_store(&watch_stop, 1);
 		pthread_join(wd, NULL);
 		free_http(&b);
-		free(b.pre);
-		free(b.suf);
-		free(b.obuf);
-		free(b.ibuf);
-		free(b.ring);
-		free(b.lat);
+		free_bench(&b);
 		free(own_expect);
 		return rc;
 	}
@@ -2886,12 +2914,7 @@ main(int argc, char *argv[])
 	    b.nlat == 0 || bad_exit)
 		rc = 1;
 	close(b.rfd);
-	free(b.pre);
-	free(b.suf);
-	free(b.obuf);
-	free(b.ibuf);
-	free(b.ring);
-	free(b.lat);
+	free_bench(&b);
 	free(own_expect);
 	return rc == 0 ? 0 : 1;
 }
