@@ -24,13 +24,16 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { isDeepStrictEqual, inspect } from 'node:util';
+import {
+	SseParser, Waitable, diag, eachLine, errText, finish, globalTimeout, is, listening, ok,
+	settle, sleep, tap, textOf, within,
+} from './node/harness.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SDK = path.join(HERE, 'node/node_modules/@modelcontextprotocol/sdk/dist/esm');
 const { Client } = await import(pathToFileURL(path.join(SDK, 'client/index.js')).href);
 const { StdioClientTransport } = await import(pathToFileURL(path.join(SDK, 'client/stdio.js')).href);
 const { SSEClientTransport } = await import(pathToFileURL(path.join(SDK, 'client/sse.js')).href);
-const { McpError } = await import(pathToFileURL(path.join(SDK, 'types.js')).href);
 
 const SERVER = path.resolve(process.env.MCP_DEMO ?? path.join(HERE, '../build/mcp-demo'));
 const GLOBAL_TIMEOUT_MS = 60000;
@@ -41,43 +44,14 @@ const KINDS = ['stdio', 'sse'].filter(k => !want.some(a => ['stdio', 'sse'].incl
 const GROUPS = ['sdk', 'raw', 'timeout'].filter(g =>
     !want.some(a => ['sdk', 'raw', 'timeout'].includes(a)) || want.includes(g));
 
-// ---- TAP -------------------------------------------------------------------
+// ---- TAP (test/node/harness.mjs; tap.label names the transport) ---------------
 
-let n = 0;
-let failed = 0;
-let label = '';
 const stderrLog = [];		// every server's stderr, shown on failure
-
-function out(s) {
-	process.stdout.write(s + '\n');
-}
-
-function diag(s) {
-	for (const line of String(s).split('\n'))
-		out('# ' + (line.length > 1000 ? line.slice(0, 1000) + '...' : line));
-}
 
 function show(v) {
 	return inspect(v, { depth: 8, breakLength: Infinity, maxStringLength: 300 });
 }
-
-function ok(cond, name, info) {
-	n++;
-	out(`${cond ? '' : 'not '}ok ${n} - ${label}${name}`);
-	if (!cond) {
-		failed++;
-		if (info !== undefined)
-			diag(typeof info === 'string' ? info : show(info));
-	}
-	return !!cond;
-}
-
-function is(got, want, name, extra) {
-	const good = isDeepStrictEqual(got, want);
-	return ok(good, name, good ? undefined :
-	    `${extra === undefined ? '' : (typeof extra === 'string' ? extra : show(extra)) + '\n'}` +
-	    `expected: ${show(want)}\n     got: ${show(got)}`);
-}
+tap.show = show;
 
 // ---- processes ---------------------------------------------------------------
 
@@ -100,17 +74,12 @@ function track(child, tag) {
 			resolve(p.exit);
 		});
 	});
-	let buf = '';
-	child.stderr?.on('data', chunk => {
-		buf += chunk.toString('utf8');
-		let k;
-		while ((k = buf.indexOf('\n')) >= 0) {
-			stderrLog.push(`[${tag}] ${buf.slice(0, k)}`);
-			buf = buf.slice(k + 1);
-		}
-		if (stderrLog.length > 2000)
-			stderrLog.splice(0, stderrLog.length - 1000);
-	});
+	if (child.stderr)
+		eachLine(child.stderr, line => {
+			stderrLog.push(`[${tag}] ${line}`);
+			if (stderrLog.length > 2000)
+				stderrLog.splice(0, stderrLog.length - 1000);
+		});
 	return p;
 }
 
@@ -137,60 +106,14 @@ async function stop(p, how = 'SIGTERM', limit = 3000) {
 	}
 }
 
-function finish() {
+function end() {
 	killAll();
-	if (failed > 0 && stderrLog.length > 0) {
-		diag('---- server stderr (last 40 lines) ----');
-		diag(stderrLog.slice(-40).join('\n'));
-	}
-	out(`1..${n}`);
-	if (failed > 0)
-		diag(`failed ${failed} of ${n}`);
-	process.exit(failed > 0 ? 1 : 0);
+	finish(stderrLog);
 }
 
-const globalTimer = setTimeout(() => {
-	label = '';
-	ok(false, `global timeout: the test did not finish within ${GLOBAL_TIMEOUT_MS / 1000} s`);
-	finish();
-}, GLOBAL_TIMEOUT_MS);
+const globalTimer = globalTimeout(GLOBAL_TIMEOUT_MS, end, '');
 
 // ---- helpers ---------------------------------------------------------------
-
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-
-// What P resolves to, or null after MS.
-function within(p, ms) {
-	let timer;
-	return Promise.race([p, new Promise(r => { timer = setTimeout(() => r(null), ms); })])
-	    .finally(() => clearTimeout(timer));
-}
-
-// Settles P, and at most after LIMIT ms, into {value} or {error}; never throws.
-async function settle(p, limit = 10000) {
-	const t0 = Date.now();
-	let timer;
-	const timeout = new Promise(r => {
-		timer = setTimeout(() => r({ error: new Error(`no answer within ${limit} ms`), timedOut: true }), limit);
-	});
-	const r = await Promise.race([
-		p.then(value => ({ value }), error => ({ error })),
-		timeout
-	]);
-	clearTimeout(timer);
-	r.ms = Date.now() - t0;
-	return r;
-}
-
-function errText(e) {
-	if (e instanceof McpError)
-		return `McpError ${e.code}: ${e.message}`;
-	return e instanceof Error ? `${e.name}: ${e.message}` : show(e);
-}
-
-function textOf(result) {
-	return result?.content?.filter(c => c.type === 'text').map(c => c.text).join('\n') ?? '';
-}
 
 function increasing(xs) {
 	return xs.every((x, i) => i === 0 || x > xs[i - 1]);
@@ -224,14 +147,12 @@ function startHttp(args, tag) {
 		const child = spawn(SERVER, ['--http', '127.0.0.1:0', ...args],
 		    { stdio: ['pipe', 'ignore', 'pipe'] });
 		const p = track(child, tag);
-		let buf = '';
 		const timer = setTimeout(() => resolve({ p, base: null }), 5000);
-		child.stderr.on('data', chunk => {
-			buf += chunk.toString('utf8');
-			const m = /listening on (http:\/\/\S+)/.exec(buf);
-			if (m) {
+		eachLine(child.stderr, line => {
+			const l = listening(line);
+			if (l) {
 				clearTimeout(timer);
-				resolve({ p, base: m[1].replace(/\/+$/, '').replace(/\/sse$/, '') });
+				resolve({ p, base: l.base });
 			}
 		});
 		p.exited.then(() => { clearTimeout(timer); resolve({ p, base: null }); });
@@ -243,12 +164,12 @@ function startHttp(args, tag) {
 // Every message from the server, in order: {seq, t, raw, msg}. send() takes
 // an object or a string (one message) and resolves once it is written (stdio)
 // or its POST is answered (SSE: {status}).
-class Raw {
+class Raw extends Waitable {
 	constructor(tag) {
+		super();
 		this.tag = tag;
 		this.msgs = [];
 		this.bad = [];
-		this.waiters = new Set();
 		this.nextId = 1000;
 	}
 
@@ -259,27 +180,9 @@ class Raw {
 		this._wake();
 	}
 
-	_wake() {
-		for (const w of this.waiters)
-			if (w.cond()) {
-				this.waiters.delete(w);
-				clearTimeout(w.timer);
-				w.resolve(true);
-			}
-	}
-
 	// Resolves true once cond() holds, or cond() after MS.
 	until(cond, ms = 5000) {
-		if (cond())
-			return Promise.resolve(true);
-		return new Promise(resolve => {
-			const w = { cond, resolve };
-			w.timer = setTimeout(() => {
-				this.waiters.delete(w);
-				resolve(cond());
-			}, ms);
-			this.waiters.add(w);
-		});
+		return super.until(cond, ms);
 	}
 
 	responses(id) {
@@ -323,16 +226,8 @@ class RawStdio extends Raw {
 		this.p = track(this.child, tag);
 		this.p.exited.then(() => this._wake());
 		this.child.stdin.on('error', () => { /* reported by gone() */ });
-		let partial = '';
 		this.child.stdout.setEncoding('utf8');
-		this.child.stdout.on('data', d => {
-			partial += d;
-			let k;
-			while ((k = partial.indexOf('\n')) >= 0) {
-				this._push(partial.slice(0, k));
-				partial = partial.slice(k + 1);
-			}
-		});
+		eachLine(this.child.stdout, line => this._push(line));
 	}
 
 	gone() {
@@ -393,33 +288,18 @@ class RawSse extends Raw {
 			req.on('response', res => {
 				c.status = res.statusCode;
 				res.setEncoding('utf8');
-				let buf = '';
-				let ev = null;
-				res.on('data', d => {
-					buf += d;
-					let k;
-					while ((k = buf.indexOf('\n')) >= 0) {
-						const line = buf.slice(0, k).replace(/\r$/, '');
-						buf = buf.slice(k + 1);
-						if (line === '') {
-							if (ev?.event === 'endpoint') {
-								c.endpoint = new URL(ev.data.join('\n'), base + '/sse').href;
-								clearTimeout(timer);
-								resolve(c);
-							} else if (ev !== null) {
-								c._push(ev.data.join('\n'));
-							}
-							ev = null;
-						} else if (!line.startsWith(':')) {
-							ev ??= { event: 'message', data: [] };
-							const m = /^([^:]*)(?::\s?(.*))?$/.exec(line);
-							if (m[1] === 'event')
-								ev.event = m[2] ?? '';
-							else if (m[1] === 'data')
-								ev.data.push(m[2] ?? '');
-						}
+				const parser = new SseParser(ev => {
+					if (ev.type !== 'event')
+						return;
+					if (ev.event === 'endpoint') {
+						c.endpoint = new URL(ev.data, base + '/sse').href;
+						clearTimeout(timer);
+						resolve(c);
+					} else {
+						c._push(ev.data);
 					}
 				});
+				res.on('data', d => parser.feed(d, Date.now()));
 				res.on('end', () => { c.ended = true; c._wake(); resolve(c); });
 				res.on('error', () => { c.ended = true; c._wake(); });
 			});
@@ -834,7 +714,7 @@ async function main() {
 	for (const kind of KINDS) {
 		const groups = { sdk: sdkGroup, raw: rawGroup, timeout: timeoutGroup };
 		for (const g of GROUPS) {
-			label = `${kind}: `;
+			tap.label = `${kind}: `;
 			const t = Date.now();
 			try {
 				await groups[g](kind);
@@ -844,7 +724,7 @@ async function main() {
 			diag(`${kind} ${g}: ${Date.now() - t} ms`);
 		}
 	}
-	label = '';
+	tap.label = '';
 	for (const srv of httpServers.values()) {
 		const { p, base } = await srv;
 		if (base === null)
@@ -860,4 +740,4 @@ try {
 	ok(false, 'the test script itself threw', e?.stack ?? show(e));
 }
 clearTimeout(globalTimer);
-finish();
+end();

@@ -10,31 +10,10 @@
 #			 groups, default all)
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. test/lib.sh
 
-if ! command -v node >/dev/null 2>&1; then
-	echo "not ok 1 - node (20 or later) is installed"
-	echo "1..1"
-	exit 1
-fi
-if [ ! -x "${MCP_DEMO:-build/mcp-demo}" ]; then
-	echo "not ok 1 - ${MCP_DEMO:-build/mcp-demo} is built"
-	echo "1..1"
-	exit 1
-fi
-
-# The SDK client lives in test/node/node_modules; install it from the
-# lock file if it is missing.
-if [ ! -d test/node/node_modules/@modelcontextprotocol/sdk ]; then
-	log=$(mktemp) || exit 1
-	if ! npm ci --no-audit --no-fund --loglevel=error --prefix test/node \
-	    >"$log" 2>&1; then
-		echo "not ok 1 - npm ci in test/node (installs the MCP SDK)"
-		sed 's/^/# /' "$log"
-		echo "1..1"
-		rm -f "$log"
-		exit 1
-	fi
-	rm -f "$log"
-fi
+need_node
+need_built "${MCP_DEMO:-build/mcp-demo}"
+need_sdk
 
 exec node test/features.mjs "$@"

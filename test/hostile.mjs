@@ -4,59 +4,17 @@
 // reading. Prints TAP; exits 1 when an assertion fails. Node 20, no npm
 // packages. Run from the repository root (test/hostile.sh does).
 //
-// It also exports the small harness (Server, ok, done, ...) that
-// test/shutdown.mjs uses; the tests run only when this file is the
-// program.
-import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+// It also exports the stdio server under test (Server, call, ping, ...)
+// that test/shutdown.mjs uses; the tests run only when this file is the
+// program. TAP and the waiting helpers come from test/node/harness.mjs.
 import { pathToFileURL } from 'node:url';
+import {
+	Child, children, ok, runGroups, showJson as show, sleep, within,
+} from './node/harness.mjs';
 
 export const SERVER = process.env.MCP_DEMO || 'build/mcp-demo';
-export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-// Resolves to what P resolves to, or to null after ms (the timer does not
-// keep the process alive once P has settled).
-export function within(p, ms) {
-	let timer;
-	return Promise.race([p, new Promise((r) => { timer = setTimeout(() => r(null), ms); })])
-	    .finally(() => clearTimeout(timer));
-}
-
-// ---- TAP ---------------------------------------------------------------
-
-let tapN = 0;
-let tapFailed = 0;
-
-export function diag(...lines) {
-	for (const l of lines)
-		for (const s of String(l).split('\n'))
-			process.stdout.write(`#   ${s.length > 1000 ? s.slice(0, 1000) + '...' : s}\n`);
-}
-
-export function ok(cond, desc, ...why) {
-	tapN++;
-	if (!cond)
-		tapFailed++;
-	process.stdout.write(`${cond ? '' : 'not '}ok ${tapN} - ${desc}\n`);
-	if (!cond && why.length)
-		diag(...why);
-	return !!cond;
-}
-
-export function done() {
-	process.stdout.write(`1..${tapN}\n`);
-	process.exitCode = tapFailed ? 1 : 0;
-}
-
-export const show = (v) => JSON.stringify(v)?.slice(0, 400);
 
 // ---- the server under test ---------------------------------------------
-
-const live = new Set();
-process.on('exit', () => {
-	for (const s of live)
-		try { s.proc.kill('SIGKILL'); } catch { /* gone */ }
-});
 
 export const INIT = (version = '2025-11-25', id = 0) => ({
 	jsonrpc: '2.0', id, method: 'initialize',
@@ -78,38 +36,17 @@ export const cancel = (requestId) => ({
  * responses are also indexed by JSON.stringify(id) (id-less ones under
  * "none"). Lines that are not JSON go to bad.
  */
-export class Server {
+export class Server extends Child {
 	constructor(args = []) {
-		this.args = args;
-		this.proc = spawn(SERVER, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-		live.add(this);
-		this.pid = this.proc.pid;
+		super(SERVER, args, ['pipe', 'pipe', 'pipe']);
 		this.msgs = [];
 		this.bad = [];
 		this.byId = new Map();
-		this.stderr = '';
 		this.partial = '';
-		this.waiters = new Set();
 		this.stdoutEnded = false;
-		this.exit = null;
-		this.exited = new Promise((res) => this.proc.on('exit', (code, signal) => {
-			this.exit = { code, signal };
-			live.delete(this);
-			this._wake();
-			res(this.exit);
-		}));
-		this.proc.on('error', (e) => {
-			this.spawnError = e;
-			this._wake();
-		});
 		this.proc.stdout.setEncoding('utf8');
 		this.proc.stdout.on('data', (d) => this._data(d));
 		this.proc.stdout.on('end', () => { this.stdoutEnded = true; this._wake(); });
-		this.proc.stderr.setEncoding('utf8');
-		this.proc.stderr.on('data', (d) => {
-			if (this.stderr.length < 20000)
-				this.stderr += d;
-		});
 		this.proc.stdin.on('error', (e) => { this.stdinError = e; });
 	}
 
@@ -138,29 +75,6 @@ export class Server {
 		if (!this.byId.has(key))
 			this.byId.set(key, []);
 		this.byId.get(key).push(m);
-	}
-
-	_wake() {
-		for (const w of this.waiters)
-			if (w.cond()) {
-				this.waiters.delete(w);
-				clearTimeout(w.timer);
-				w.resolve(true);
-			}
-	}
-
-	// Resolves true once cond() holds, false after ms.
-	until(cond, ms = 10000) {
-		if (cond())
-			return Promise.resolve(true);
-		return new Promise((resolve) => {
-			const w = { cond, resolve };
-			w.timer = setTimeout(() => {
-				this.waiters.delete(w);
-				resolve(cond());
-			}, ms);
-			this.waiters.add(w);
-		});
 	}
 
 	answers(id) {
@@ -215,25 +129,6 @@ export class Server {
 		return r;
 	}
 
-	// Fields of /proc/PID/status in kB (VmRSS, VmHWM), or null when gone.
-	status() {
-		try {
-			const st = readFileSync(`/proc/${this.pid}/status`, 'utf8');
-			const out = {};
-			for (const f of ['VmRSS', 'VmHWM']) {
-				const m = st.match(new RegExp(`^${f}:\\s+(\\d+) kB`, 'm'));
-				out[f] = m ? Number(m[1]) : null;
-			}
-			return out;
-		} catch {
-			return null;
-		}
-	}
-
-	alive() {
-		return this.exit === null;
-	}
-
 	// Ends stdin and waits up to ms for the exit; SIGKILL after that.
 	async finish(ms = 10000) {
 		this.proc.stdin.end();
@@ -247,24 +142,6 @@ export class Server {
 			await this.exited;
 		}
 		return t;
-	}
-
-	kill(sig = 'SIGKILL') {
-		try { this.proc.kill(sig); } catch { /* gone */ }
-	}
-}
-
-// Runs one group of assertions; an exception or a timeout is a failure.
-export async function group(name, fn, ms = 60000) {
-	let timer;
-	try {
-		await Promise.race([fn(), new Promise((_, rej) => {
-			timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms);
-		})]);
-	} catch (e) {
-		ok(false, `${name}: completes`, e.stack || String(e));
-	} finally {
-		clearTimeout(timer);
 	}
 }
 
@@ -819,8 +696,7 @@ async function inflightCap() {
 }
 
 async function main() {
-	const t0 = Date.now();
-	const tests = [
+	await runGroups([
 		['invalid JSON', invalidJson], ['invalid UTF-8', invalidUtf8],
 		['NUL bytes', nulBytes], ['100 MiB line', hugeLine, 120000],
 		['--max-message', maxMessage], ['deep nesting', deepNesting],
@@ -829,20 +705,8 @@ async function main() {
 		['full queue', fullQueue], ['slow reader', slowReader, 150000],
 		['long names', longNames], ['in-flight cap', inflightCap],
 		['big numbers', bigNumbers],
-	];
-	const only = process.argv.slice(2);
-	for (const [name, fn, ms] of tests) {
-		if (only.length && !only.some((o) => name.includes(o)))
-			continue;
-		const t = Date.now();
-		await group(name, fn, ms);
-		if (process.env.HOSTILE_TIMES)
-			diag(`${name}: ${Date.now() - t} ms`);
-	}
-	done();
-	if (process.env.HOSTILE_TIMES)
-		diag(`total ${Date.now() - t0} ms`);
-	for (const s of live)
+	], { times: 'HOSTILE_TIMES' });
+	for (const s of children)
 		s.kill();
 }
 

@@ -9,57 +9,21 @@
 // Run from the repository root (test/http.sh does).
 //
 //   node test/http.mjs [NAME ...]	only the groups whose names contain NAME
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import net from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+	Child, SseParser, Waitable, children, diag, listening, ok, runGroups, showJson as show, skip, sleep,
+} from './node/harness.mjs';
 
 const SERVER = process.env.MCP_DEMO || 'build/mcp-demo';
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const show = (v) => JSON.stringify(v)?.slice(0, 400);
 const SID = /^[0-9a-f]{32}$/;
 const ZERO_SID = '0'.repeat(32);
 
-// ---- TAP ---------------------------------------------------------------
-
-let tapN = 0;
-let tapFailed = 0;
-
-function out(s) {
-	process.stdout.write(s + '\n');
-}
-
-function diag(...lines) {
-	for (const l of lines)
-		for (const s of String(l).split('\n'))
-			out(`#   ${s.length > 1000 ? s.slice(0, 1000) + '...' : s}`);
-}
-
-function ok(cond, desc, ...why) {
-	tapN++;
-	if (!cond)
-		tapFailed++;
-	out(`${cond ? '' : 'not '}ok ${tapN} - ${desc}`);
-	if (!cond && why.length)
-		diag(...why);
-	return !!cond;
-}
-
-function skip(reason) {
-	tapN++;
-	out(`ok ${tapN} # SKIP ${reason}`);
-}
-
-function done() {
-	out(`1..${tapN}`);
-	process.exitCode = tapFailed ? 1 : 0;
-}
-
 // ---- what a group opens, closed when it ends ---------------------------
 
-const live = new Set();		// servers still running
 const handles = new Set();	// sockets, requests, agents, timers, functions
 let started = [];		// servers started by the current group
 
@@ -84,47 +48,25 @@ function closeHandles() {
 	handles.clear();
 }
 
+// (test/node/harness.mjs kills them too when the script exits.)
 function killAll() {
-	for (const s of live)
-		try { s.proc.kill('SIGKILL'); } catch { /* gone */ }
+	for (const s of children)
+		s.kill('SIGKILL');
 }
-process.on('exit', killAll);
 for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'])
 	process.on(sig, () => { killAll(); process.exit(1); });
 
 // ---- the server under test ---------------------------------------------
 
-class HttpServer {
+class HttpServer extends Child {
 	// addr is what --http gets; stdin 'pipe' keeps a pipe open (and
 	// unused), 'ignore' gives /dev/null.
 	constructor(args = [], { addr = '127.0.0.1:0', stdin = 'pipe' } = {}) {
-		this.args = ['--http', addr, ...args];
-		this.proc = spawn(SERVER, this.args, { stdio: [stdin, 'pipe', 'pipe'] });
-		this.pid = this.proc.pid;
-		live.add(this);
+		super(SERVER, ['--http', addr, ...args], [stdin, 'pipe', 'pipe'], { stderrMax: 2000000 });
 		started.push(this);
-		this.stderr = '';
 		this.stdout = '';
-		this.exit = null;
 		this.port = null;
 		this.expectExit = false;
-		this.waiters = new Set();
-		this.exited = new Promise((res) => this.proc.on('exit', (code, signal) => {
-			this.exit = { code, signal, at: Date.now() };
-			live.delete(this);
-			this._wake();
-			res(this.exit);
-		}));
-		this.proc.on('error', (e) => {
-			this.spawnError = e;
-			this._wake();
-		});
-		this.proc.stderr.setEncoding('utf8');
-		this.proc.stderr.on('data', (d) => {
-			if (this.stderr.length < 2000000)
-				this.stderr += d;
-			this._wake();
-		});
 		this.proc.stdout.setEncoding('utf8');
 		this.proc.stdout.on('data', (d) => {
 			if (this.stdout.length < 100000)
@@ -135,61 +77,25 @@ class HttpServer {
 			this.proc.stdin.on('error', () => { /* closed */ });
 	}
 
-	_wake() {
-		for (const w of this.waiters)
-			if (w.cond()) {
-				this.waiters.delete(w);
-				clearTimeout(w.timer);
-				w.resolve(true);
-			}
-	}
-
-	until(cond, ms) {
-		if (cond())
-			return Promise.resolve(true);
-		return new Promise((resolve) => {
-			const w = { cond, resolve };
-			w.timer = setTimeout(() => {
-				this.waiters.delete(w);
-				resolve(cond());
-			}, ms);
-			this.waiters.add(w);
-		});
-	}
-
-	// Waits for "listening on http://ADDR:PORT"; throws when it does not
-	// come.
+	// Waits for the line "listening on http://ADDR:PORT"; throws when it
+	// does not come.
 	async start(ms = 10000) {
-		const re = /listening on http:\/\/(\[[^\]]*\]|[^\s:/]+):(\d+)/;
-		await this.until(() => re.test(this.stderr) || this.exit !== null ||
+		const l = () => listening(this.stderr.slice(0, this.stderr.lastIndexOf('\n') + 1));
+		await this.until(() => l() !== null || this.exit !== null ||
 		    this.spawnError !== undefined, ms);
-		const m = this.stderr.match(re);
+		const m = l();
 		if (!m || this.exit !== null)
 			throw new Error(`${SERVER} ${this.args.join(' ')} did not start: ` +
 			    `exit ${show(this.exit)} ${this.spawnError || ''}\nstderr: ${this.stderr.slice(-600)}`);
-		this.addr = m[1];
-		this.port = Number(m[2]);
-		this.listenLine = this.stderr.match(/listening on \S*/)[0];
+		this.addr = m.addr;
+		this.port = m.port;
+		this.listenLine = `listening on ${m.url}`;
 		return this;
-	}
-
-	alive() {
-		return this.exit === null;
 	}
 
 	// VmRSS (or another field of /proc/PID/status) in kB; null when gone.
 	rss(field = 'VmRSS') {
-		try {
-			const m = readFileSync(`/proc/${this.pid}/status`, 'utf8')
-			    .match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
-			return m ? Number(m[1]) : null;
-		} catch {
-			return null;
-		}
-	}
-
-	kill(sig = 'SIGKILL') {
-		try { this.proc.kill(sig); } catch { /* gone */ }
+		return this.status([field])?.[field] ?? null;
 	}
 
 	tail(n = 600) {
@@ -305,14 +211,15 @@ function compact(s) {
 }
 
 /*
- * An SSE stream (GET path) read with node:http and parsed line by line
- * as the SSE specification says: items holds, in order, comments
- * { type: 'comment', text, t } and events { type: 'event', event, data,
- * fields (the raw field lines), t }; msgs the parsed JSON of "message"
- * events. t is ms since the request was sent.
+ * An SSE stream (GET path) read with node:http and parsed by SseParser
+ * (test/node/harness.mjs): items holds, in order, its comments
+ * { type: 'comment', text, line, t } and events { type: 'event', event,
+ * data, fields (the raw field lines), t, ... }; msgs the parsed JSON of
+ * "message" events. t is ms since the request was sent.
  */
-class Sse {
+class Sse extends Waitable {
 	constructor(port, path = '/sse', { headers = {}, host = '127.0.0.1', family } = {}) {
+		super();
 		this.port = port;
 		this.t0 = Date.now();
 		this.items = [];
@@ -321,12 +228,10 @@ class Sse {
 		this.status = null;
 		this.headers = {};
 		this.raw = '';
-		this.buf = '';
-		this.cur = null;
+		this.parser = new SseParser((it) => this._item(it));
 		this.ended = false;
 		this.endedAt = null;
 		this.error = null;
-		this.waiters = new Set();
 		this.ready = new Promise((resolve) => {
 			this.req = track(http.get({ host, port, path, family, agent: false,
 			    headers: { Accept: 'text/event-stream', ...headers } }, (res) => {
@@ -355,51 +260,19 @@ class Sse {
 			this.raw += d;
 		if (this.status !== 200)
 			return this._wake();
-		this.buf += d;
-		let i;
-		while ((i = this.buf.search(/\r\n|\n|\r(?=[^\n])/)) >= 0) {
-			const nl = this.buf[i] === '\r' && this.buf[i + 1] === '\n' ? 2 : 1;
-			this._line(this.buf.slice(0, i));
-			this.buf = this.buf.slice(i + nl);
-		}
+		this.parser.feed(d, Date.now() - this.t0);
 		this._wake();
 	}
 
-	_line(line) {
-		const t = Date.now() - this.t0;
-		if (line === '') {
-			if (this.cur) {
-				const ev = this.cur;
-				this.cur = null;
-				ev.event ??= 'message';
-				ev.data = ev.dataLines.join('\n');
-				this.items.push(ev);
-				if (ev.event === 'message') {
-					const m = jsonOf(ev.data);
-					if (m === undefined)
-						this.badJson.push(ev.data);
-					else
-						this.msgs.push(m);
-				}
-			}
-			return;
+	_item(it) {
+		this.items.push(it);
+		if (it.type === 'event' && it.event === 'message') {
+			const m = jsonOf(it.data);
+			if (m === undefined)
+				this.badJson.push(it.data);
+			else
+				this.msgs.push(m);
 		}
-		if (line[0] === ':') {
-			this.items.push({ type: 'comment', text: line.slice(1), line, t });
-			return;
-		}
-		this.cur ??= { type: 'event', fields: [], dataLines: [], t };
-		this.cur.fields.push(line);
-		const c = line.indexOf(':');
-		const name = c < 0 ? line : line.slice(0, c);
-		let value = c < 0 ? '' : line.slice(c + 1);
-		if (value[0] === ' ')
-			value = value.slice(1);
-		if (name === 'event')
-			this.cur.event = value;
-		else if (name === 'data')
-			this.cur.dataLines.push(value);
-		this.cur.t = t;
 	}
 
 	_end() {
@@ -408,28 +281,6 @@ class Sse {
 			this.endedAt = Date.now() - this.t0;
 		}
 		this._wake();
-	}
-
-	_wake() {
-		for (const w of this.waiters)
-			if (w.cond()) {
-				this.waiters.delete(w);
-				clearTimeout(w.timer);
-				w.resolve(true);
-			}
-	}
-
-	until(cond, ms = 10000) {
-		if (cond())
-			return Promise.resolve(true);
-		return new Promise((resolve) => {
-			const w = { cond, resolve };
-			w.timer = setTimeout(() => {
-				this.waiters.delete(w);
-				resolve(cond());
-			}, ms);
-			this.waiters.add(w);
-		});
 	}
 
 	events(name) {
@@ -476,34 +327,22 @@ class Sse {
 // A raw TCP connection: data collects everything received (latin1),
 // closedAt is ms after connect when the server closed it.
 function rawConn(port, host = '127.0.0.1') {
-	const c = { data: '', bytes: 0, closedAt: null, error: null, t0: Date.now(), waiters: new Set() };
+	const c = Object.assign(new Waitable(),
+	    { data: '', bytes: 0, closedAt: null, error: null, t0: Date.now() });
 	c.sock = track(net.connect({ port, host }));
-	c.wake = () => {
-		for (const w of c.waiters)
-			if (w.cond()) {
-				c.waiters.delete(w);
-				clearTimeout(w.timer);
-				w.resolve(true);
-			}
-	};
-	c.until = (cond, ms) => cond() ? Promise.resolve(true) : new Promise((resolve) => {
-		const w = { cond, resolve };
-		w.timer = setTimeout(() => { c.waiters.delete(w); resolve(cond()); }, ms);
-		c.waiters.add(w);
-	});
 	c.connected = new Promise((res) => {
 		c.sock.on('connect', () => res(true));
-		c.sock.on('error', (e) => { c.error = e.code || e.message; res(false); c.wake(); });
+		c.sock.on('error', (e) => { c.error = e.code || e.message; res(false); c._wake(); });
 	});
 	c.sock.on('data', (d) => {
 		c.bytes += d.length;
 		if (c.data.length < 300000)
 			c.data += d.toString('latin1');
-		c.wake();
+		c._wake();
 	});
 	c.sock.on('close', () => {
 		c.closedAt = Date.now() - c.t0;
-		c.wake();
+		c._wake();
 	});
 	c.status = () => {
 		const m = c.data.match(/^HTTP\/1\.[01] (\d{3})/);
@@ -1660,15 +1499,14 @@ async function group(name, fn, ms = 30000) {
 			ok(s.exit === null, `${name}: the server (${s.args.join(' ')}) is still running at the end`,
 			    `exit ${show(s.exit)}`, s.tail());
 	closeHandles();
-	for (const s of [...live]) {
+	for (const s of [...children]) {
 		s.kill('SIGKILL');
 		await Promise.race([s.exited, sleep(3000)]);
 	}
 }
 
 async function main() {
-	const t0 = Date.now();
-	const tests = [
+	await runGroups([
 		['GET /sse', sseStream], ['keepalive', keepalive], ['base path', basePath],
 		['session', rawSession], ['statuses', statuses], ['no stdin', noStdin],
 		['isolation', isolation], ['300 concurrent', concurrent],
@@ -1679,19 +1517,7 @@ async function main() {
 		['host and origin', hostOrigin], ['auth', auth], ['ipv6', ipv6],
 		['sigterm', sigterm], ['sigterm grace over', sigtermGraceOver], ['sigint', sigint],
 		['idle timeout', idleTimeout], ['stalled stream', stalledStream], ['max per ip', maxPerIp],
-	];
-	const only = process.argv.slice(2);
-	for (const [name, fn, ms] of tests) {
-		if (only.length && !only.some((o) => name.includes(o)))
-			continue;
-		const t = Date.now();
-		await group(name, fn, ms);
-		if (process.env.HTTP_TIMES)
-			diag(`${name}: ${Date.now() - t} ms`);
-	}
-	done();
-	if (process.env.HTTP_TIMES)
-		diag(`total ${Date.now() - t0} ms`);
+	], { run: group, times: 'HTTP_TIMES' });
 	killAll();
 }
 

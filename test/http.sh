@@ -10,17 +10,10 @@
 # HTTP_TIMES=1 in the environment adds the time of each group as comments.
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. test/lib.sh
 
-if ! command -v node >/dev/null 2>&1; then
-	echo "not ok 1 - node (20 or later) is installed"
-	echo "1..1"
-	exit 1
-fi
-if [ ! -x build/mcp-demo ]; then
-	echo "not ok 1 - build/mcp-demo is built"
-	echo "1..1"
-	exit 1
-fi
+need_node
+need_built build/mcp-demo
 # 1000 streams at once need about 1100 descriptors in the server and as
 # many in Node (the server inherits this limit): raise the soft limit to
 # 8192, or to the hard limit when that is lower.

@@ -9,25 +9,11 @@
 # must leave nothing behind. Everything happens under one temporary
 # directory, removed at the end.
 cd "$(dirname "$0")/.." || exit 1
+. test/lib.sh
+OK_TAIL=20	# ok(): a failure shows the last 20 lines of its FILE
 
-n=0
-failed=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcp-install.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-
-# ok STATUS NAME [FILE]: one TAP line, STATUS 0 being a pass; on a
-# failure, FILE's lines follow as TAP comments.
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[ -n "$3" ] && [ -f "$3" ] && tail -20 "$3" | sed 's/^/#   /'
-	fi
-	return 0
-}
 
 version=$(sed -n 's/^#define MCP_VERSION[[:space:]]*"\(.*\)"/\1/p' \
     include/mcp.h)
@@ -243,5 +229,4 @@ find "$prefix" ! -type d > "$tmp/left"
 [ ! -s "$tmp/left" ]
 ok $? "uninstall leaves no file behind" "$tmp/left"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

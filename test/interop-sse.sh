@@ -9,28 +9,12 @@
 #					 relative to the repo root)
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. test/lib.sh
 
 server=${1:-build/mcp-demo}
 
-if ! command -v node >/dev/null 2>&1; then
-	echo "1..0 # SKIP node not found"
-	exit 0
-fi
-
-# The SDK client lives in test/node/node_modules; install it from the
-# lock file if it is missing.
-if [ ! -d test/node/node_modules/@modelcontextprotocol/sdk ]; then
-	log=$(mktemp) || exit 1
-	if ! npm ci --no-audit --no-fund --loglevel=error --prefix test/node \
-	    >"$log" 2>&1; then
-		echo "not ok 1 - npm ci in test/node (installs the MCP SDK)"
-		sed 's/^/# /' "$log"
-		echo "1..1"
-		rm -f "$log"
-		exit 1
-	fi
-	rm -f "$log"
-fi
+need_node skip
+need_sdk
 
 # One keepalive a second and 3 s idle: the keepalive checks without a long
 # wait (test/nginx.sh does the long idle through the proxy).

@@ -4,6 +4,7 @@
 # (build/t_*) or a script (test/*.sh) that prints TAP; a test that dies
 # without a plan, or exits non-zero without a failed assertion, counts as
 # one failure. Logs go to test/out/NAME.log; only failures are shown.
+# test/lib.sh is no test: the scripts source it.
 cd "$(dirname "$0")/.." || exit 1
 mkdir -p test/out
 passed=0
@@ -11,7 +12,7 @@ failed=0
 limit=${TEST_TIMEOUT:-600}
 
 for t in build/t_* test/*.sh; do
-	[ "$t" = test/run.sh ] && continue
+	case $t in test/run.sh | test/lib.sh) continue ;; esac
 	[ -x "$t" ] || [ "${t%.sh}" != "$t" ] || continue
 	name=$(basename "$t" .sh)
 	log=test/out/$name.log

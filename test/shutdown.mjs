@@ -1,12 +1,12 @@
 // shutdown.mjs: how build/mcp-demo ends: at end of input, on SIGTERM and
 // SIGINT (with and without calls outliving the grace period, and with a
 // second signal), and when its reader goes away. Prints TAP; exits 1 when
-// an assertion fails. Uses the harness of test/hostile.mjs. Run from the
-// repository root (test/shutdown.sh does).
+// an assertion fails. Uses the server of test/hostile.mjs and the harness
+// of test/node/harness.mjs. Run from the repository root (test/shutdown.sh
+// does).
 import { spawn } from 'node:child_process';
-import {
-	SERVER, Server, ok, done, group, show, sleep, within, call, ping,
-} from './hostile.mjs';
+import { SERVER, Server, call, ping } from './hostile.mjs';
+import { ok, runGroups, showJson as show, sleep, within } from './node/harness.mjs';
 
 const slept = (m, ms) => m && m.result && !m.result.isError &&
     m.result.content[0].text === `slept ${ms} ms`;
@@ -238,7 +238,7 @@ async function closedStdio() {
 }
 
 async function main() {
-	const tests = [
+	await runGroups([
 		['EOF with calls in flight', eofInFlight],
 		['EOF with a long call', eofLongCall],
 		['SIGTERM, short call', () => termShortCall('SIGTERM')],
@@ -253,17 +253,7 @@ async function main() {
 		['reader gone, idle', readerGoneIdle],
 		['SIGTERM, output stuck', termStuckOutput],
 		['closed stdio', closedStdio],
-	];
-	const only = process.argv.slice(2);
-	for (const [name, fn] of tests) {
-		if (only.length && !only.some((o) => name.includes(o)))
-			continue;
-		const t = Date.now();
-		await group(name, fn, 60000);
-		if (process.env.SHUTDOWN_TIMES)
-			console.log(`# ${name}: ${Date.now() - t} ms`);
-	}
-	done();
+	], { times: 'SHUTDOWN_TIMES' });
 }
 
 main();

@@ -8,15 +8,8 @@
 #   test/shutdown.sh [NAME ...]	run only the cases whose names contain NAME
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. test/lib.sh
 
-if ! command -v node >/dev/null 2>&1; then
-	echo "not ok 1 - node (20 or later) is installed"
-	echo "1..1"
-	exit 1
-fi
-if [ ! -x build/mcp-demo ]; then
-	echo "not ok 1 - build/mcp-demo is built"
-	echo "1..1"
-	exit 1
-fi
+need_node
+need_built build/mcp-demo
 exec node test/shutdown.mjs "$@"

@@ -7,25 +7,10 @@
 # tests compile with the Makefile's own flags plus -Werror; (f) every
 # function in mcp.h is named in the NAME section of a man3 page.
 cd "$(dirname "$0")/.." || exit 1
+. test/lib.sh
 
-n=0
-failed=0
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcp-static.XXXXXX") || exit 1
 trap 'rm -rf "$tmp"' EXIT INT TERM
-
-# ok STATUS NAME [FILE]: one TAP line, STATUS 0 being a pass; on a
-# failure, FILE's lines follow as TAP comments.
-ok() {
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-		[ -n "$3" ] && sed 's/^/#   /' "$3"
-	fi
-	return 0
-}
 
 # strip_c FILE: FILE with comments blanked and string literals emptied,
 # line numbers kept, so greps see only code. Character literals stay.
@@ -198,5 +183,4 @@ comm -13 "$tmp/declared" "$tmp/named" > "$tmp/stale"
 [ ! -s "$tmp/stale" ]
 ok $? "every name in a man3 NAME section is a function of mcp.h" "$tmp/stale"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

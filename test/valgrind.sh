@@ -10,22 +10,11 @@
 #   test/valgrind.sh [NAME ...]	run only the runs named (a b c d e schema)
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. test/lib.sh
 
 server=build/mcp-demo
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT HUP INT TERM
-n=0
-failed=0
-
-ok() {	# ok COND-STATUS DESCRIPTION
-	n=$((n + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $n - $2"
-	else
-		echo "not ok $n - $2"
-		failed=$((failed + 1))
-	fi
-}
 
 want() {	# want NAME: is the run NAME selected on the command line?
 	[ $# -eq 0 ] && return 0
@@ -38,15 +27,9 @@ want() {	# want NAME: is the run NAME selected on the command line?
 	return 1
 }
 
-if ! command -v valgrind >/dev/null 2>&1; then
-	echo "not ok 1 - valgrind is installed"
-	echo "1..1"
-	exit 1
-fi
+command -v valgrind >/dev/null 2>&1 || bail "valgrind is installed"
 if [ ! -x "$server" ] || [ ! -x build/t_schema ]; then
-	echo "not ok 1 - $server and build/t_schema are built"
-	echo "1..1"
-	exit 1
+	bail "$server and build/t_schema are built"
 fi
 
 VG="valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect
@@ -327,5 +310,4 @@ if want schema "$@"; then
 	check t_schema "$rc"
 fi
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+tap_end

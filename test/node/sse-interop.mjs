@@ -26,11 +26,15 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isDeepStrictEqual, inspect } from 'node:util';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+
+import {
+	SseParser, diag, eachLine, errText, finish, globalTimeout, is, listening, ok, settle,
+	show, sleep, tap, textOf,
+} from './harness.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const GLOBAL_TIMEOUT_MS = 60000;
@@ -65,47 +69,15 @@ const opt = { url: null, keepalive: 1, idle: 3, label: '', server: null };
 	}
 	if (opt.server === null)
 		opt.server = path.resolve(HERE, '../../build/mcp-demo');
+	tap.label = opt.label;
 }
 
-// ---- TAP -----------------------------------------------------------------
+// ---- TAP (./harness.mjs; tap.label is --label) ---------------------------
 
-let n = 0;
-let failed = 0;
 let child = null;		// the server this script started, if any
 let childExit = null;		// {code, signal, t} once it has ended
 const stderrLog = [];		// its stderr, shown on failure
 let listenLine = null;		// the URL in its "listening on" line
-
-function out(s) {
-	process.stdout.write(s + '\n');
-}
-
-function diag(s) {
-	for (const line of String(s).split('\n'))
-		out('# ' + line);
-}
-
-function show(v) {
-	return inspect(v, { depth: 8, breakLength: Infinity });
-}
-
-function ok(cond, name, info) {
-	n++;
-	out(`${cond ? '' : 'not '}ok ${n} - ${opt.label}${name}`);
-	if (!cond) {
-		failed++;
-		if (info !== undefined)
-			diag(typeof info === 'string' ? info : show(info));
-	}
-	return !!cond;
-}
-
-function is(got, want, name, extra) {
-	const good = isDeepStrictEqual(got, want);
-	return ok(good, name, good ? undefined :
-	    `${extra === undefined ? '' : (typeof extra === 'string' ? extra : show(extra)) + '\n'}` +
-	    `expected: ${show(want)}\n     got: ${show(got)}`);
-}
 
 function killChild() {
 	if (child && childExit === null) {
@@ -113,52 +85,12 @@ function killChild() {
 	}
 }
 
-function finish() {
-	if (failed > 0 && stderrLog.length > 0) {
-		diag('---- server stderr (last 40 lines) ----');
-		diag(stderrLog.slice(-40).join('\n'));
-	}
-	out(`1..${n}`);
-	if (failed > 0)
-		diag(`failed ${failed} of ${n}`);
-	process.exit(failed > 0 ? 1 : 0);
-}
-
-const globalTimer = setTimeout(() => {
-	ok(false, `global timeout: the test did not finish within ${GLOBAL_TIMEOUT_MS / 1000} s`);
+const globalTimer = globalTimeout(GLOBAL_TIMEOUT_MS, () => {
 	killChild();
-	finish();
-}, GLOBAL_TIMEOUT_MS);
+	finish(stderrLog);
+});
 
 // ---- helpers ---------------------------------------------------------------
-
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-
-// Settles P, and at most after LIMIT ms, into {value} or {error}; never throws.
-async function settle(p, limit = 15000) {
-	const t0 = Date.now();
-	let timer;
-	const timeout = new Promise(r => {
-		timer = setTimeout(() => r({ error: new Error(`no answer within ${limit} ms`), timedOut: true }), limit);
-	});
-	const r = await Promise.race([
-		p.then(value => ({ value }), error => ({ error })),
-		timeout
-	]);
-	clearTimeout(timer);
-	r.ms = Date.now() - t0;
-	return r;
-}
-
-function errText(e) {
-	if (e instanceof McpError)
-		return `McpError ${e.code}: ${e.message}`;
-	return e instanceof Error ? `${e.name}: ${e.message}` : show(e);
-}
-
-function textOf(result) {
-	return result?.content?.filter(c => c.type === 'text').map(c => c.text).join('\n') ?? '';
-}
 
 // True when S is JSON with no whitespace outside its strings.
 function compactJson(s) {
@@ -172,7 +104,6 @@ function startServer() {
 		const args = ['--http', '127.0.0.1:0', '--keepalive', String(opt.keepalive)];
 		// stdin stays an open pipe: were stdio served too, EOF would end it.
 		child = spawn(opt.server, args, { stdio: ['pipe', 'ignore', 'pipe'] });
-		let buf = '';
 		let done = false;
 		const finishWith = v => {
 			if (!done) {
@@ -182,20 +113,14 @@ function startServer() {
 			}
 		};
 		const timer = setTimeout(() => finishWith(null), 5000);
-		child.stderr.on('data', chunk => {
-			buf += chunk.toString('utf8');
-			let k;
-			while ((k = buf.indexOf('\n')) >= 0) {
-				const line = buf.slice(0, k);
-				buf = buf.slice(k + 1);
-				stderrLog.push(line);
-				// docs/HTTP.md: "listening on http://ADDR:PORT"; a
-				// trailing /sse (the stream's URL) is taken too.
-				const m = /listening on (http:\/\/\S+)/.exec(line);
-				if (m) {
-					listenLine = m[1];
-					finishWith(m[1].replace(/\/+$/, '').replace(/\/sse$/, ''));
-				}
+		eachLine(child.stderr, line => {
+			stderrLog.push(line);
+			// docs/HTTP.md: "listening on http://ADDR:PORT"; a trailing
+			// /sse (the stream's URL) is taken too.
+			const l = listening(line);
+			if (l) {
+				listenLine = l.url;
+				finishWith(l.base);
 			}
 		});
 		child.on('error', e => {
@@ -262,30 +187,15 @@ function recordingFetch(conn) {
 	};
 }
 
-// The events of one stream, from its lines: [{t, event, data, comment}].
+// The events of one stream, from its lines: [{t, event, data (its lines),
+// other fields by name}] and comments [{t, comment}].
 function eventsOf(get) {
 	const evs = [];
-	let cur = null;
-	for (const { t, line } of get?.lines ?? []) {
-		if (line === '') {
-			if (cur)
-				evs.push(cur);
-			cur = null;
-			continue;
-		}
-		if (line.startsWith(':')) {
-			evs.push({ t, comment: line.slice(1).trim() });
-			continue;
-		}
-		cur ??= { t, event: 'message', data: [] };
-		const m = /^([^:]*)(?::\s?(.*))?$/.exec(line);
-		if (m[1] === 'event')
-			cur.event = m[2] ?? '';
-		else if (m[1] === 'data')
-			cur.data.push(m[2] ?? '');
-		else
-			cur[m[1]] = m[2];
-	}
+	const parser = new SseParser(it => evs.push(it.type === 'comment' ?
+	    { t: it.t, comment: it.text.trim() } :
+	    { t: it.tFirst, event: it.event, data: it.dataLines, ...it.other }));
+	for (const { t, line } of get?.lines ?? [])
+		parser.line(line, t);
 	return evs;
 }
 
@@ -583,4 +493,4 @@ try {
 }
 clearTimeout(globalTimer);
 killChild();
-finish();
+finish(stderrLog);

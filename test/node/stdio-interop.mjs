@@ -10,11 +10,14 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { isDeepStrictEqual, inspect } from 'node:util';
 
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
+
+import {
+	diag, errText, finish, globalTimeout, is, ok, settle, show, sleep, textOf,
+} from './harness.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SERVER = path.resolve(process.argv[2] ?? path.join(HERE, '../../build/mcp-demo'));
@@ -23,88 +26,23 @@ const LATEST = '2025-11-25';
 const OLDER = ['2025-06-18', '2025-03-26', '2024-11-05'];
 const GLOBAL_TIMEOUT_MS = 60000;
 
-// ---- TAP -----------------------------------------------------------------
+// ---- TAP (./harness.mjs) -------------------------------------------------
 
-let n = 0;
-let failed = 0;
 const children = new Set();	// spawned server processes, killed on timeout
 const stderrLog = [];		// captured server stderr, shown on failure
 
-function out(s) {
-	process.stdout.write(s + '\n');
-}
-
-function diag(s) {
-	for (const line of String(s).split('\n'))
-		out('# ' + line);
-}
-
-function show(v) {
-	return inspect(v, { depth: 8, breakLength: Infinity });
-}
-
-function ok(cond, name, info) {
-	n++;
-	out(`${cond ? '' : 'not '}ok ${n} - ${name}`);
-	if (!cond) {
-		failed++;
-		if (info !== undefined)
-			diag(typeof info === 'string' ? info : show(info));
-	}
-	return !!cond;
-}
-
-function is(got, want, name, extra) {
-	const good = isDeepStrictEqual(got, want);
-	return ok(good, name, good ? undefined :
-	    `${extra === undefined ? '' : (typeof extra === 'string' ? extra : show(extra)) + '\n'}` +
-	    `expected: ${show(want)}\n     got: ${show(got)}`);
-}
-
-function finish() {
-	if (failed > 0 && stderrLog.length > 0) {
-		diag('---- server stderr (last 40 lines) ----');
-		diag(stderrLog.slice(-40).join('\n'));
-	}
-	out(`1..${n}`);
-	if (failed > 0)
-		diag(`failed ${failed} of ${n}`);
-	process.exit(failed > 0 ? 1 : 0);
-}
-
-const globalTimer = setTimeout(() => {
-	ok(false, `global timeout: the test did not finish within ${GLOBAL_TIMEOUT_MS / 1000} s`);
+function killChildren() {
 	for (const c of children) {
 		try { c.kill('SIGKILL'); } catch { /* gone */ }
 	}
-	finish();
-}, GLOBAL_TIMEOUT_MS);
+}
+
+const globalTimer = globalTimeout(GLOBAL_TIMEOUT_MS, () => {
+	killChildren();
+	finish(stderrLog);
+});
 
 // ---- helpers ---------------------------------------------------------------
-
-const sleep = ms => new Promise(r => setTimeout(r, ms));
-
-// Settles P, and at most after LIMIT ms, into {value} or {error}; never throws.
-async function settle(p, limit = 15000) {
-	const t0 = Date.now();
-	let timer;
-	const timeout = new Promise(r => {
-		timer = setTimeout(() => r({ error: new Error(`no answer within ${limit} ms`), timedOut: true }), limit);
-	});
-	const r = await Promise.race([
-		p.then(value => ({ value }), error => ({ error })),
-		timeout
-	]);
-	clearTimeout(timer);
-	r.ms = Date.now() - t0;
-	return r;
-}
-
-function errText(e) {
-	if (e instanceof McpError)
-		return `McpError ${e.code}: ${e.message}`;
-	return e instanceof Error ? `${e.name}: ${e.message}` : show(e);
-}
 
 // A connection: the SDK client, its transport, the child process, and every
 // JSON-RPC message sent and received (through the transport's send and
@@ -176,10 +114,6 @@ async function shut(conn, limit = 6000) {
 
 function responsesFor(conn, id) {
 	return conn.received.filter(m => !('method' in m.msg) && m.msg.id === id);
-}
-
-function textOf(result) {
-	return result?.content?.filter(c => c.type === 'text').map(c => c.text).join('\n') ?? '';
 }
 
 // A word in a message: not part of a longer identifier.
@@ -453,7 +387,5 @@ try {
 	ok(false, 'the test script itself threw', e?.stack ?? show(e));
 }
 clearTimeout(globalTimer);
-for (const c of children) {
-	try { c.kill('SIGKILL'); } catch { /* gone */ }
-}
-finish();
+killChildren();
+finish(stderrLog);

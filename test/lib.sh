@@ -1,0 +1,77 @@
+# lib.sh: what the sh test scripts share; sourced (". test/lib.sh") from
+# the repository root, after the script's cd there. POSIX sh (run.sh runs
+# the tests with sh, which may be dash).
+#
+# The TAP counters: ok() and tap_end() use them.
+n=0
+failed=0
+
+# ok STATUS NAME [FILE]: one TAP line, STATUS 0 being a pass; on a
+# failure, FILE's lines (its last $OK_TAIL lines when that is set) follow
+# as TAP comments.
+ok() {
+	n=$((n + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $n - $2"
+	else
+		echo "not ok $n - $2"
+		failed=$((failed + 1))
+		if [ -n "${3-}" ] && [ -f "$3" ]; then
+			if [ -n "${OK_TAIL-}" ]; then
+				tail -n "$OK_TAIL" "$3"
+			else
+				cat "$3"
+			fi | sed 's/^/#   /'
+		fi
+	fi
+	return 0
+}
+
+# tap_end: the plan; the status is 0 when no assertion failed (make it
+# the script's last command).
+tap_end() {
+	echo "1..$n"
+	[ "$failed" -eq 0 ]
+}
+
+# bail NAME: a script that cannot run at all: one failed assertion, the
+# plan, exit 1.
+bail() {
+	echo "not ok 1 - $1"
+	echo "1..1"
+	exit 1
+}
+
+# need_node [skip]: node must be installed; with "skip", a missing node
+# skips the whole test (plan 1..0) instead of failing it.
+need_node() {
+	command -v node >/dev/null 2>&1 && return 0
+	if [ "${1-}" = skip ]; then
+		echo "1..0 # SKIP node not found"
+		exit 0
+	fi
+	bail "node (20 or later) is installed"
+}
+
+# need_built PROGRAM...: each PROGRAM must be built (executable).
+need_built() {
+	for _prog in "$@"; do
+		[ -x "$_prog" ] || bail "$_prog is built"
+	done
+}
+
+# need_sdk: the MCP TypeScript SDK client lives in test/node/node_modules;
+# install it from the lock file if it is missing.
+need_sdk() {
+	[ -d test/node/node_modules/@modelcontextprotocol/sdk ] && return 0
+	_log=$(mktemp) || exit 1
+	if ! npm ci --no-audit --no-fund --loglevel=error --prefix test/node \
+	    >"$_log" 2>&1; then
+		echo "not ok 1 - npm ci in test/node (installs the MCP SDK)"
+		sed 's/^/# /' "$_log"
+		echo "1..1"
+		rm -f "$_log"
+		exit 1
+	fi
+	rm -f "$_log"
+}
