@@ -38,14 +38,15 @@ TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest -pthread \
 	$(DEPS_CFLAGS)
 
 SRCS = src/buf.c src/base64.c src/log.c src/version.c src/jsonrpc.c \
-	src/json.c src/schema.c src/registry.c src/pool.c src/call.c src/session.c \
+	src/json.c src/schema.c src/registry.c src/features.c src/pool.c src/call.c src/session.c \
 	src/protocol.c src/transport_stdio.c src/http.c src/transport_sse.c src/options.c \
 	src/server.c src/cli.c
 OBJS = $(SRCS:src/%.c=build/obj/%.o)
 PICS = $(SRCS:src/%.c=build/pic/%.o)
 
 TOOLS = build/mcp-demo build/mcp-bench build/floor-stdio build/floor-http
-UNIT_TESTS = build/t_schema build/t_jsonrpc build/t_registry build/t_pool
+UNIT_TESTS = build/t_schema build/t_jsonrpc build/t_registry build/t_pool \
+	build/t_template
 
 .PHONY: all build run check deps deps-test install install-files uninstall clean \
 	distclean bench
@@ -61,7 +62,7 @@ configure: configure.ac include/mcp.h
 	$(Q)autoconf
 	@touch configure
 
-build: build/libmcp.a build/libmcp.so $(TOOLS) $(UNIT_TESTS)
+build: build/libmcp.a build/libmcp.so $(TOOLS) $(UNIT_TESTS) build/feat-server
 
 build/obj/%.o: src/%.c src/mcp-int.h src/http-int.h src/schema.h include/mcp.h
 	@mkdir -p $(@D)
@@ -101,6 +102,11 @@ build/floor-stdio: bench/floor-stdio.c
 build/floor-http: bench/floor-http.c
 	$(say) LD $@
 	$(Q)$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
+
+# The server of test/features2.mjs: built, never installed.
+build/feat-server: test/feat-server.c build/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
 
 build/t_%: test/t_%.c test/tap.h build/libmcp.a
 	$(say) LD $@

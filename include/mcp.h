@@ -72,6 +72,7 @@ MCP_EXTERN const char	*mcp_strerror(int code);
 #define MCP_RPC_INVALID_PARAMS	 (-32602)
 #define MCP_RPC_INTERNAL_ERROR	 (-32603)
 #define MCP_RPC_SERVER_BUSY	 (-32000)
+#define MCP_RPC_RESOURCE_NOT_FOUND (-32002)
 
 /* ---- Opaque types ----------------------------------------------------- */
 
@@ -84,6 +85,15 @@ typedef struct mcp_call mcp_call;
 /* A tool callback. Runs on a worker thread; reports through mcp_result_*.
  * Returning without setting any result sends an empty content list. */
 typedef void	(*mcp_tool_fn)(mcp_call *call);
+/* A resources/read callback: sets the contents with mcp_result_text,
+ * mcp_result_blob or mcp_result_resource_text/_blob. Worker thread. */
+typedef void	(*mcp_read_fn)(mcp_call *call);
+/* A prompts/get callback: each content block it adds is one message,
+ * with the role set by mcp_result_role ("user" by default). Worker. */
+typedef void	(*mcp_prompt_fn)(mcp_call *call);
+/* A completion/complete callback: adds values with
+ * mcp_result_completion. Worker thread. */
+typedef void	(*mcp_complete_fn)(mcp_call *call);
 
 /* ---- Server lifecycle ------------------------------------------------- */
 
@@ -174,14 +184,94 @@ MCP_EXTERN int		 mcp_tool_set_annotations(mcp_server *srv,
 MCP_EXTERN int		 mcp_tool_set_timeout(mcp_server *srv,
 			    const char *name, int ms);
 
+/* ---- Resources (mcp_resource_register(3)) ----------------------------- */
+
+/* Registers a static resource. URI, NAME, DESCRIPTION and MIME_TYPE are
+ * copied (the last two may be NULL); FN runs for resources/read of URI.
+ * UDATA is freed with UDATA_FREE on unregister, on mcp_server_free, or
+ * at once if this fails. Any thread, also while the server runs: then
+ * every session gets notifications/resources/list_changed. */
+MCP_EXTERN int		 mcp_resource_register(mcp_server *srv,
+			    const char *uri, const char *name,
+			    const char *description, const char *mime_type,
+			    mcp_read_fn fn, void *udata,
+			    void (*udata_free)(void *)) MCP_WUR;
+/* Removes a resource; reads already running finish. Any thread. */
+MCP_EXTERN int		 mcp_resource_unregister(mcp_server *srv,
+			    const char *uri);
+/* Optional fields: a title (copied; NULL removes it) and a size in bytes
+ * (< 0 removes it). Any thread. */
+MCP_EXTERN int		 mcp_resource_set_title(mcp_server *srv,
+			    const char *uri, const char *title);
+MCP_EXTERN int		 mcp_resource_set_size(mcp_server *srv,
+			    const char *uri, long long size);
+/* A resource template: URI_TEMPLATE is RFC 6570 level 1, literals and
+ * {name} variables ("file:///logs/{day}.txt"); mcp_call_var gives the
+ * variables to FN. Otherwise as mcp_resource_register. Any thread. */
+MCP_EXTERN int		 mcp_resource_template_register(mcp_server *srv,
+			    const char *uri_template, const char *name,
+			    const char *description, const char *mime_type,
+			    mcp_read_fn fn, void *udata,
+			    void (*udata_free)(void *)) MCP_WUR;
+MCP_EXTERN int		 mcp_resource_template_unregister(mcp_server *srv,
+			    const char *uri_template);
+MCP_EXTERN int		 mcp_resource_template_set_title(mcp_server *srv,
+			    const char *uri_template, const char *title);
+/* Sends notifications/resources/updated for URI (copied) to the
+ * sessions subscribed to it. Any thread; a no-op unless running. */
+MCP_EXTERN int		 mcp_resource_notify_updated(mcp_server *srv,
+			    const char *uri);
+
+/* ---- Prompts (mcp_prompt_register(3)) --------------------------------- */
+
+/* Registers a prompt; as mcp_resource_register for copies, UDATA and
+ * threads (prompts/list_changed while running). Any thread. */
+MCP_EXTERN int		 mcp_prompt_register(mcp_server *srv,
+			    const char *name, const char *description,
+			    mcp_prompt_fn fn, void *udata,
+			    void (*udata_free)(void *)) MCP_WUR;
+MCP_EXTERN int		 mcp_prompt_unregister(mcp_server *srv,
+			    const char *name);
+MCP_EXTERN int		 mcp_prompt_set_title(mcp_server *srv,
+			    const char *name, const char *title);
+/* Declares an argument of PROMPT (strings copied; DESCRIPTION may be
+ * NULL). A prompts/get without a REQUIRED one gets -32602 and FN never
+ * runs. Any thread. */
+MCP_EXTERN int		 mcp_prompt_add_argument(mcp_server *srv,
+			    const char *prompt, const char *name,
+			    const char *description, int required);
+
+/* ---- Completion (mcp_completion_set(3)) ------------------------------- */
+
+/* The completion/complete callback for prompt arguments and template
+ * variables; with one set, the completions capability is declared. FN
+ * NULL removes it. UDATA as for mcp_tool_register. Before run. */
+MCP_EXTERN int		 mcp_completion_set(mcp_server *srv,
+			    mcp_complete_fn fn, void *udata,
+			    void (*udata_free)(void *));
+
 /* ---- The call context (worker thread, inside the callback only) ------- */
 
-/* The tool's user data and name. */
+/* The user data of the tool, resource, template, prompt or completion
+ * callback; the tool's name (NULL outside tools/call). */
 MCP_EXTERN void		*mcp_call_udata(mcp_call *call);
 MCP_EXTERN const char	*mcp_call_tool(mcp_call *call);
+/* The URI being read, or the ref/resource URI being completed; the
+ * prompt being got, or the ref/prompt being completed; else NULL. */
+MCP_EXTERN const char	*mcp_call_uri(mcp_call *call);
+MCP_EXTERN const char	*mcp_call_prompt(mcp_call *call);
+/* A template variable (read), a prompt argument (get) or a context
+ * argument (complete), by name; NULL if absent or not a string.
+ * Borrowed until the callback returns. */
+MCP_EXTERN const char	*mcp_call_var(mcp_call *call, const char *name);
+/* completion/complete: the argument's name and the value typed so far
+ * (borrowed); MCP_EINVAL in any other call. */
+MCP_EXTERN int		 mcp_call_complete_arg(mcp_call *call,
+			    const char **name, const char **value);
 
-/* The arguments object, already validated against the input schema.
- * Borrowed until the callback returns; never NULL. */
+/* The arguments object, already validated against the input schema
+ * (tools), or the variables or arguments of mcp_call_var. Borrowed until
+ * the callback returns; never NULL. */
 MCP_EXTERN json_t	*mcp_call_args(mcp_call *call);
 
 /* Non-zero once the client cancelled the call, its session ended, or
@@ -208,7 +298,8 @@ MCP_EXTERN int		 mcp_args_unpack(mcp_call *call, const char *fmt, ...);
 
 /* ---- Results: each call appends one content block ---------------------- */
 
-/* A text block; S is copied. */
+/* A text block; S is copied. In resources/read: text contents of the URI
+ * read, with the resource's MIME type. */
 MCP_EXTERN int		 mcp_result_text(mcp_call *call, const char *s);
 MCP_EXTERN int		 mcp_result_textf(mcp_call *call, const char *fmt, ...)
 			    MCP_PRINTF(2, 3);
@@ -217,8 +308,12 @@ MCP_EXTERN int		 mcp_result_image(mcp_call *call, const void *data,
 			    size_t len, const char *mime_type);
 MCP_EXTERN int		 mcp_result_audio(mcp_call *call, const void *data,
 			    size_t len, const char *mime_type);
+/* resources/read: blob contents of the URI read (base64 done here). */
+MCP_EXTERN int		 mcp_result_blob(mcp_call *call, const void *data,
+			    size_t len);
 /* An embedded resource with text contents, or with binary contents that
- * are base64-encoded for you. MIME_TYPE may be NULL. */
+ * are base64-encoded for you. MIME_TYPE may be NULL. In resources/read,
+ * a contents item: URI NULL is the URI read, MIME_TYPE NULL its type. */
 MCP_EXTERN int		 mcp_result_resource_text(mcp_call *call,
 			    const char *uri, const char *mime_type,
 			    const char *text);
@@ -239,9 +334,22 @@ MCP_EXTERN int		 mcp_result_error(mcp_call *call, const char *msg);
 MCP_EXTERN int		 mcp_result_errorf(mcp_call *call, const char *fmt, ...)
 			    MCP_PRINTF(2, 3);
 /* The rare protocol error: the response becomes a JSON-RPC error with
- * CODE and MSG instead of a result. */
+ * CODE and MSG instead of a result. Outside tools/call, mcp_result_error
+ * does this with MCP_RPC_INTERNAL_ERROR. */
 MCP_EXTERN int		 mcp_result_rpc_error(mcp_call *call, int code,
 			    const char *msg);
+/* prompts/get: the role ("user" or "assistant") of the messages added
+ * from now on, and the result's description (copied). */
+MCP_EXTERN int		 mcp_result_role(mcp_call *call, const char *role);
+MCP_EXTERN int		 mcp_result_description(mcp_call *call,
+			    const char *text);
+/* completion/complete: appends a value (copied); past 100 values the
+ * rest are counted into total and hasMore is set. _total sets total
+ * (< 0: not sent) and, if HAS_MORE, hasMore. */
+MCP_EXTERN int		 mcp_result_completion(mcp_call *call,
+			    const char *value);
+MCP_EXTERN int		 mcp_result_completion_total(mcp_call *call,
+			    long long total, int has_more);
 
 /* ---- Logging ---------------------------------------------------------- */
 

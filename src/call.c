@@ -34,6 +34,8 @@ mcp__call_free(struct mcp_call *c)
 	mcp__buf_free(&c->content);
 	json_decref(c->structured);
 	mcp__tool_unref(c->tool);
+	mcp__feat_unref(c->feat);
+	free(c->description);
 	free(c->rpc_msg);
 	free(c->out);
 	free(c);
@@ -42,13 +44,17 @@ mcp__call_free(struct mcp_call *c)
 void *
 mcp_call_udata(mcp_call *call)
 {
-	return call->tool->udata;
+	if (call->kind == CALL_TOOL)
+		return call->tool->udata;
+	if (call->kind == CALL_COMPLETE)
+		return call->srv->feat.complete_udata;
+	return call->feat->udata;
 }
 
 const char *
 mcp_call_tool(mcp_call *call)
 {
-	return call->tool->name;
+	return call->kind == CALL_TOOL ? call->tool->name : NULL;
 }
 
 json_t *
@@ -64,15 +70,75 @@ mcp_call_cancelled(const mcp_call *call)
 	    memory_order_relaxed);
 }
 
-/* Starts a block in the content list: a comma after the first. */
+/*
+ * Starts a block in the content list: a comma after the first. In a
+ * prompt, each block is the content of one message, which is closed
+ * when the next one starts or when the answer is written.
+ */
 static int
 open_block(mcp_call *call, const char *head)
 {
-	if ((call->content.len > 0 &&
-	    mcp__buf_addc(&call->content, ',') != MCP_OK) ||
-	    mcp__buf_adds(&call->content, head) != MCP_OK)
+	if (call->open_msg && mcp__buf_addc(&call->content, '}') != MCP_OK)
+		return MCP_ENOMEM;
+	call->open_msg = 0;
+	if (call->content.len > 0 &&
+	    mcp__buf_addc(&call->content, ',') != MCP_OK)
+		return MCP_ENOMEM;
+	if (call->kind == CALL_PROMPT) {
+		if (mcp__buf_adds(&call->content, "{\"role\":\"") != MCP_OK ||
+		    mcp__buf_adds(&call->content, call->role) != MCP_OK ||
+		    mcp__buf_adds(&call->content, "\",\"content\":") != MCP_OK)
+			return MCP_ENOMEM;
+		call->open_msg = 1;
+	}
+	if (mcp__buf_adds(&call->content, head) != MCP_OK)
 		return MCP_ENOMEM;
 	return MCP_OK;
+}
+
+static int	 add_block(mcp_call *, json_t *);
+
+/* Content blocks go to tools and prompts only. */
+#define BLOCKS_OK(call)	((call)->kind == CALL_TOOL || \
+			    (call)->kind == CALL_PROMPT)
+
+/*
+ * resources/read: one contents item. URI NULL means the URI read and
+ * MIME NULL the resource's type; exactly one of TEXT and B64 is set.
+ */
+static int
+read_item(mcp_call *call, const char *uri, const char *mime,
+    const char *text, const char *b64)
+{
+	json_t	*o;
+
+	if (uri == NULL)
+		uri = call->uri;
+	if (mime == NULL)
+		mime = call->feat->mime;
+	o = json_pack("{s:s}", "uri", uri);
+	if (o != NULL && mime != NULL)
+		json_object_set_new(o, "mimeType", json_string(mime));
+	if (o != NULL)
+		json_object_set_new(o, text != NULL ? "text" : "blob",
+		    json_string(text != NULL ? text : b64));
+	return add_block(call, o);
+}
+
+int
+mcp_result_blob(mcp_call *call, const void *data, size_t len)
+{
+	char	*b64;
+	int	 rc;
+
+	if (call->kind != CALL_READ || (data == NULL && len > 0))
+		return MCP_EINVAL;
+	b64 = mcp__base64(data, len);
+	if (b64 == NULL)
+		return MCP_ENOMEM;
+	rc = read_item(call, NULL, NULL, NULL, b64);
+	free(b64);
+	return rc;
 }
 
 /* Appends a content block given as JSON, stealing B. */
@@ -93,8 +159,10 @@ add_block(mcp_call *call, json_t *b)
 int
 mcp_result_text(mcp_call *call, const char *s)
 {
-	if (s == NULL)
+	if (s == NULL || call->kind == CALL_COMPLETE)
 		return MCP_EINVAL;
+	if (call->kind == CALL_READ)
+		return read_item(call, NULL, NULL, s, NULL);
 	call->has_text = 1;
 	if (open_block(call, "{\"type\":\"text\",\"text\":") != MCP_OK ||
 	    mcp__buf_addstr(&call->content, s, strlen(s)) != MCP_OK ||
@@ -152,7 +220,7 @@ media(mcp_call *call, const char *type, const void *data, size_t len,
 	char	*b64;
 	int	 rc;
 
-	if ((data == NULL && len > 0) || mime == NULL)
+	if ((data == NULL && len > 0) || mime == NULL || !BLOCKS_OK(call))
 		return MCP_EINVAL;
 	if (strcmp(type, "audio") == 0 && call->version < MCP_V20250326)
 		return mcp_result_textf(call, "[audio %s, %zu bytes: not "
@@ -208,7 +276,9 @@ int
 mcp_result_resource_text(mcp_call *call, const char *uri,
     const char *mime_type, const char *text)
 {
-	if (uri == NULL || text == NULL)
+	if (call->kind == CALL_READ && text != NULL)
+		return read_item(call, uri, mime_type, text, NULL);
+	if (uri == NULL || text == NULL || !BLOCKS_OK(call))
 		return MCP_EINVAL;
 	return resource(call, json_pack("{s:s, s:s}", "uri", uri, "text",
 	    text), mime_type);
@@ -221,11 +291,17 @@ mcp_result_resource_blob(mcp_call *call, const char *uri,
 	char	*b64;
 	int	 rc;
 
-	if (uri == NULL || (data == NULL && len > 0))
+	if ((uri == NULL && call->kind != CALL_READ) ||
+	    (data == NULL && len > 0) || call->kind == CALL_COMPLETE)
 		return MCP_EINVAL;
 	b64 = mcp__base64(data, len);
 	if (b64 == NULL)
 		return MCP_ENOMEM;
+	if (call->kind == CALL_READ) {
+		rc = read_item(call, uri, mime_type, NULL, b64);
+		free(b64);
+		return rc;
+	}
 	rc = resource(call, json_pack("{s:s, s:s}", "uri", uri, "blob", b64),
 	    mime_type);
 	free(b64);
@@ -238,7 +314,7 @@ mcp_result_resource_link(mcp_call *call, const char *uri, const char *name,
 {
 	json_t	*o;
 
-	if (uri == NULL || name == NULL)
+	if (uri == NULL || name == NULL || !BLOCKS_OK(call))
 		return MCP_EINVAL;
 	if (call->version < MCP_V20250618)
 		return mcp_result_textf(call, "%s: %s", name, uri);
@@ -256,7 +332,7 @@ mcp_result_json_new(mcp_call *call, json_t *v)
 {
 	if (v == NULL)
 		return MCP_ENOMEM;
-	if (!json_is_object(v)) {
+	if (!json_is_object(v) || call->kind != CALL_TOOL) {
 		/* structuredContent is an object in every version. */
 		json_decref(v);
 		return MCP_EINVAL;
@@ -278,6 +354,9 @@ mcp_result_json(mcp_call *call, json_t *v)
 int
 mcp_result_error(mcp_call *call, const char *msg)
 {
+	/* Only a tool has isError; elsewhere an error is a JSON-RPC one. */
+	if (call->kind != CALL_TOOL)
+		return mcp_result_rpc_error(call, MCP_RPC_INTERNAL_ERROR, msg);
 	call->is_error = 1;
 	return mcp_result_text(call, msg != NULL ? msg : "error");
 }
@@ -288,6 +367,14 @@ mcp_result_errorf(mcp_call *call, const char *fmt, ...)
 	va_list	 ap;
 	int	 rc;
 
+	if (call->kind != CALL_TOOL) {
+		char	 msg[512];
+
+		va_start(ap, fmt);
+		vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		return mcp_result_rpc_error(call, MCP_RPC_INTERNAL_ERROR, msg);
+	}
 	call->is_error = 1;
 	va_start(ap, fmt);
 	rc = result_textv(call, fmt, ap);
@@ -487,8 +574,13 @@ write_result(struct mcp_call *c, struct buf *b)
 	return rc;
 }
 
-static void
-serialise(struct mcp_call *c)
+/*
+ * Worker: serialises C's answer into c->out: the JSON-RPC error the
+ * callback asked for, or the result WRITE builds from what it set.
+ */
+void
+mcp__call_serialise(struct mcp_call *c,
+    int (*write)(struct mcp_call *, struct buf *))
 {
 	struct buf	 b = { 0 };
 	int		 rc;
@@ -496,7 +588,7 @@ serialise(struct mcp_call *c)
 	if (c->rpc_code != 0)
 		rc = mcp__rpc_error(&b, c->id, c->rpc_code, c->rpc_msg, NULL);
 	else
-		rc = write_result(c, &b);
+		rc = write(c, &b);
 	if (rc != MCP_OK) {
 		mcp__buf_reset(&b);
 		mcp__rpc_error(&b, c->id, MCP_RPC_INTERNAL_ERROR,
@@ -512,6 +604,10 @@ mcp__call_run(struct mcp_call *c)
 	struct json_perr e;
 	char		 err[256];
 
+	if (c->kind != CALL_TOOL) {
+		mcp__feature_run(c);
+		return;
+	}
 	if (mcp_call_cancelled(c))
 		return;
 	mcp__log_set_request(c->id);
@@ -541,7 +637,7 @@ mcp__call_run(struct mcp_call *c)
 	else
 		c->tool->fn(c);
 	if (!mcp_call_cancelled(c))
-		serialise(c);
+		mcp__call_serialise(c, write_result);
 	/* Free what this thread built or owns here, not on the loop. */
 	json_decref(c->params);
 	c->params = NULL;

@@ -6,6 +6,7 @@
  *   session.c           one client: version, capabilities, in-flight table
  *   protocol.c          JSON-RPC envelope rules and the MCP methods
  *   registry.c          the tool table with compiled schemas
+ *   features.c          resources, templates, prompts, completion
  *   pool.c              worker threads, job queue, completion queue
  *   call.c              mcp_call/mcp_args/mcp_result: runs on the workers
  *
@@ -212,7 +213,104 @@ void	 mcp__tool_unref(struct tool *t) MCP_HIDDEN;
 json_t	*mcp__registry_list(struct registry *r, const char *cursor,
 	    int limit, int version, int *bad) MCP_HIDDEN;
 
+/* ---- features.c: resources, templates, prompts, completion ----------- */
+
+enum feat_kind {
+	FEAT_RESOURCE,		/* keyed by uri */
+	FEAT_TEMPLATE,		/* keyed by uriTemplate */
+	FEAT_PROMPT,		/* keyed by name */
+	FEAT_NKINDS
+};
+
+/* One registered resource, template or prompt; like struct tool. */
+struct feat {
+	struct feat		*next;		/* registration order */
+	struct feat		*hnext;		/* hash chain */
+	atomic_int		 refs;
+	uint64_t		 seq;
+	enum feat_kind		 kind;
+	char			*key;		/* uri, uriTemplate or name */
+	char			*name;
+	char			*title;
+	char			*description;
+	char			*mime;
+	long long		 size;		/* -1: unknown */
+	json_t			*args;		/* prompts: [{name,...}] */
+	mcp_tool_fn		 fn;
+	void			*udata;
+	void			(*udata_free)(void *);
+};
+
+struct feat_list {
+	struct feat	*head;
+	struct feat	*tail;
+	struct feat	*buckets[64];
+	uint64_t	 next_seq;
+};
+
+/* Notifications queued from any thread for the loop (notify_cb). */
+#define MCP_CHANGED_TOOLS	1
+#define MCP_CHANGED_RESOURCES	2
+#define MCP_CHANGED_PROMPTS	4
+
+struct upd {
+	struct upd	*next;
+	char		 uri[];
+};
+
+struct features {
+	pthread_mutex_t	 lock;		/* the lists */
+	struct feat_list lists[FEAT_NKINDS];
+	mcp_tool_fn	 complete_fn;
+	void		*complete_udata;
+	void		(*complete_free)(void *);
+	pthread_mutex_t	 nlock;		/* the two below */
+	int		 changed;	/* MCP_CHANGED_* */
+	struct upd	*uhead;
+	atomic_int	 live;		/* the loop is running */
+	ev_async	 notify;
+};
+
+int	 mcp__features_new(struct mcp_server *srv) MCP_HIDDEN;
+void	 mcp__features_free(struct mcp_server *srv) MCP_HIDDEN;
+void	 mcp__feat_unref(struct feat *f) MCP_HIDDEN;
+/* A referenced entry by key, or NULL. */
+struct feat *mcp__feat_get(struct mcp_server *srv, enum feat_kind kind,
+	    const char *key) MCP_HIDDEN;
+/* The static resource URI names, else the first template matching it,
+ * referenced; NULL if none. */
+struct feat *mcp__feat_resolve(struct mcp_server *srv, const char *uri)
+	    MCP_HIDDEN;
+/* A page of the list of KIND, as tools/list (cursor "c<hex>"). */
+json_t	*mcp__feat_list(struct mcp_server *srv, enum feat_kind kind,
+	    const char *cursor, int limit, int version, int *bad) MCP_HIDDEN;
+/* Prompt P's required arguments present in ARGS (an object or NULL)?
+ * MCP_OK, or MCP_EINVAL with the first missing one's name in MISSING. */
+int	 mcp__prompt_check(struct mcp_server *srv, struct feat *p,
+	    const json_t *args, char *missing,
+	    size_t len) MCP_HIDDEN;
+/* RFC 6570 level 1: does URI match TMPL? Fills VARS (may be NULL) with
+ * the decoded variables. 1 on a match, 0 otherwise. */
+int	 mcp__template_match(const char *tmpl, const char *uri, json_t *vars)
+	    MCP_HIDDEN;
+/* Is TMPL a level-1 template we can match? */
+int	 mcp__template_valid(const char *tmpl) MCP_HIDDEN;
+/* Any thread: a list changed (MCP_CHANGED_*); sent to every session. */
+void	 mcp__notify_changed(struct mcp_server *srv, int what) MCP_HIDDEN;
+/* Worker: runs a read, get or complete call and serialises it. */
+void	 mcp__feature_run(struct mcp_call *c) MCP_HIDDEN;
+/* Loop: start and stop the notification watcher. */
+void	 mcp__features_start(struct mcp_server *srv) MCP_HIDDEN;
+void	 mcp__features_stop(struct mcp_server *srv) MCP_HIDDEN;
+
 /* ---- the call (job): call.c, pool.c, session.c ------------------------ */
+
+enum call_kind {
+	CALL_TOOL,		/* tools/call */
+	CALL_READ,		/* resources/read */
+	CALL_PROMPT,		/* prompts/get */
+	CALL_COMPLETE		/* completion/complete */
+};
 
 struct session;
 struct batch;
@@ -228,6 +326,19 @@ struct mcp_call {
 	struct session	*sess;		/* loop-side; a reference */
 	struct batch	*batch;		/* JSON-RPC batch it belongs to */
 	struct tool	*tool;		/* a reference */
+	enum call_kind	 kind;
+	struct feat	*feat;		/* a reference; read, get, complete */
+	struct mcp_server *srv;
+	const char	*uri;		/* worker: borrowed from params */
+	const char	*pname;		/* worker: prompt name, complete */
+	const char	*cname;		/* worker: completion argument */
+	const char	*cvalue;
+	const char	*role;		/* prompts: of the next message */
+	int		 open_msg;	/* prompts: a message to close */
+	char		*description;	/* prompts */
+	int		 nvalues;	/* completion values given */
+	long long	 total;		/* -1: not set */
+	int		 has_more;
 	json_t		*id;		/* owned */
 	char		*ptext;		/* params as JSON text, for the worker */
 	size_t		 ptextlen;
@@ -260,6 +371,8 @@ struct mcp_call {
 
 struct mcp_call *mcp__call_new(void) MCP_HIDDEN;
 void	 mcp__call_free(struct mcp_call *c) MCP_HIDDEN;
+void	 mcp__call_serialise(struct mcp_call *c,
+	    int (*write)(struct mcp_call *, struct buf *)) MCP_HIDDEN;
 /* Worker: validates, runs the callback, serialises the response. */
 void	 mcp__call_run(struct mcp_call *c) MCP_HIDDEN;
 
@@ -275,6 +388,7 @@ struct worker {
 	struct pool		*pool;
 	pthread_t		 tid;
 	enum worker_state	 state;		/* under the pool lock */
+	int			 join;		/* mcp__pool_stop's own */
 };
 
 struct pool {
@@ -344,6 +458,9 @@ struct session {
 	int				 inflight;	/* tracked calls */
 	int				 pending;	/* still owed an answer */
 	int				 max_inflight;
+	struct session			*snext;		/* srv->sessions */
+	struct session			*sprev;
+	json_t				*subs;		/* subscribed uris */
 };
 
 struct session *mcp__session_new(struct mcp_server *srv,
@@ -440,7 +557,6 @@ int	 mcp__sse_open(struct http *h, struct MHD_Connection *conn,
 int	 mcp__sse_post(struct http *h, struct MHD_Connection *conn,
 	    const char *sid, const char *body, size_t len,
 	    const char *origin) MCP_HIDDEN;
-int	 mcp__sse_exists(struct http *h, const char *sid) MCP_HIDDEN;
 void	 mcp__sse_end_all(struct http *h) MCP_HIDDEN;
 int	 mcp__sse_busy(struct http *h) MCP_HIDDEN;
 void	 mcp__sse_abort_all(struct http *h) MCP_HIDDEN;
@@ -468,6 +584,8 @@ struct mcp_server {
 	int			 grace_ms;
 	int			 tool_timeout_ms;
 	struct registry		 reg;
+	struct features		 feat;
+	struct session		*sessions;	/* loop: every session */
 	struct pool		 pool;
 	struct ev_loop		*loop;
 	ev_async		 done;		/* completions ready */

@@ -334,10 +334,12 @@ mcp__pool_stop(struct pool *p)
 	p->head = p->tail = NULL;
 	p->queued = 0;
 	pthread_cond_broadcast(&p->cond);
-	pthread_mutex_unlock(&p->lock);
-	/* Only this thread spawns, so the slots can be read unlocked. */
+	/* A leaving worker marks its own slot: read them under the lock. */
 	for (i = 0; i < p->max; i++)
-		if (p->workers[i].state != WORKER_FREE)
+		p->workers[i].join = p->workers[i].state != WORKER_FREE;
+	pthread_mutex_unlock(&p->lock);
+	for (i = 0; i < p->max; i++)
+		if (p->workers[i].join)
 			pthread_join(p->workers[i].tid, NULL);
 	free(p->workers);
 	p->workers = NULL;

@@ -1,7 +1,8 @@
 /*
  * protocol.c: the JSON-RPC 2.0 rules and the MCP methods. Input is one
  * line (or HTTP body) from a transport; light methods are answered here
- * on the loop thread, tool calls are queued to the pool and answered in
+ * on the loop thread; tool calls, resource reads, prompt gets and
+ * completions are queued to the pool and answered in
  * mcp__protocol_complete when they come back, in whatever order they
  * finish. Loop thread only.
  */
@@ -149,7 +150,7 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 {
 	struct mcp_server	*srv = s->srv;
 	const char		*want;
-	json_t			*res, *info, *caps;
+	json_t			*res, *info, *caps, *scaps;
 	size_t			 i;
 
 	if (bt != NULL) {
@@ -182,8 +183,20 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 	    srv->version);
 	if (info != NULL && srv->title != NULL && s->version >= MCP_V20250618)
 		json_object_set_new(info, "title", json_string(srv->title));
-	res = json_pack("{s:s, s:{s:{}, s:{}}, s:o*}", "protocolVersion",
-	    mcp__version_str(s->version), "capabilities", "tools", "logging",
+	/*
+	 * Resources and prompts are always declared, even with none yet
+	 * registered: they may be added at run time, and list_changed is
+	 * only sent when the capability was declared.
+	 */
+	scaps = json_pack("{s:{s:b}, s:{s:b, s:b}, s:{s:b}, s:{}}", "tools",
+	    "listChanged", 1, "resources", "subscribe", 1, "listChanged", 1,
+	    "prompts", "listChanged", 1, "logging");
+	/* completions is a capability from 2025-03-26 on. */
+	if (scaps != NULL && srv->feat.complete_fn != NULL &&
+	    s->version >= MCP_V20250326)
+		json_object_set_new(scaps, "completions", json_object());
+	res = json_pack("{s:s, s:o, s:o*}", "protocolVersion",
+	    mcp__version_str(s->version), "capabilities", scaps,
 	    "serverInfo", info);
 	if (res != NULL && srv->instructions != NULL)
 		json_object_set_new(res, "instructions",
@@ -193,10 +206,12 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 	reply_result_new(s, bt, id, res);
 }
 
+/* tools/list (KIND < 0), resources/list, .../templates/list, prompts/list. */
 static void
-do_tools_list(struct session *s, struct batch *bt, const json_t *id,
-    json_t *params)
+do_list(struct session *s, struct batch *bt, const json_t *id,
+    json_t *params, int kind)
 {
+	const char	*cursor;
 	json_t		*cur, *res;
 	int		 bad;
 
@@ -206,14 +221,280 @@ do_tools_list(struct session *s, struct batch *bt, const json_t *id,
 		    "cursor must be a string");
 		return;
 	}
-	res = mcp__registry_list(&s->srv->reg, json_string_value(cur),
-	    s->srv->page_size, s->version, &bad);
+	cursor = json_string_value(cur);
+	if (kind < 0)
+		res = mcp__registry_list(&s->srv->reg, cursor,
+		    s->srv->page_size, s->version, &bad);
+	else
+		res = mcp__feat_list(s->srv, (enum feat_kind)kind, cursor,
+		    s->srv->page_size, s->version, &bad);
 	if (bad) {
 		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS,
 		    "invalid cursor");
 		return;
 	}
 	reply_result_new(s, bt, id, res);
+}
+
+/* -32002 with {"uri": URI} in data, as the spec asks. */
+static void
+reply_no_resource(struct session *s, struct batch *bt, const json_t *id,
+    const char *uri)
+{
+	struct buf	 b = { 0 };
+	json_t		*data;
+	char		 msg[200];
+
+	snprintf(msg, sizeof(msg), "resource not found: %.150s", uri);
+	data = json_pack("{s:s}", "uri", uri);
+	if (mcp__rpc_error(&b, id, MCP_RPC_RESOURCE_NOT_FOUND, msg, data) ==
+	    MCP_OK)
+		reply(s, bt, &b);
+	mcp__buf_free(&b);
+	json_decref(data);
+}
+
+static const char *
+uri_param(struct session *s, struct batch *bt, const json_t *id,
+    json_t *params, const char *method)
+{
+	const char	*uri;
+	char		 msg[120];
+
+	uri = json_string_value(json_object_get(params, "uri"));
+	if (uri == NULL) {
+		snprintf(msg, sizeof(msg), "%s: uri must be a string",
+		    method);
+		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS, msg);
+	}
+	return uri;
+}
+
+/* resources/subscribe and resources/unsubscribe: per session. */
+static void
+do_subscribe(struct session *s, struct batch *bt, const json_t *id,
+    json_t *params, int on)
+{
+	struct feat	*f;
+	const char	*uri;
+
+	uri = uri_param(s, bt, id, params, on ? "resources/subscribe" :
+	    "resources/unsubscribe");
+	if (uri == NULL)
+		return;
+	if (on) {
+		f = mcp__feat_resolve(s->srv, uri);
+		if (f == NULL) {
+			reply_no_resource(s, bt, id, uri);
+			return;
+		}
+		mcp__feat_unref(f);
+		if (s->subs == NULL)
+			s->subs = json_object();
+		if (s->subs == NULL ||
+		    json_object_set_new(s->subs, uri, json_true()) != 0) {
+			reply_error(s, bt, id, MCP_RPC_INTERNAL_ERROR,
+			    "out of memory");
+			return;
+		}
+	} else
+		json_object_del(s->subs, uri);
+	reply_result_new(s, bt, id, json_object());
+}
+
+/*
+ * Queues C (a tool, read, get or complete call whose entry is set) with
+ * the request's params as text; the worker builds them. Takes C. Returns
+ * MCP_OK when queued; otherwise the request has been answered.
+ */
+static int
+submit(struct session *s, struct batch *bt, struct rpc_fields *f,
+    const char *key, uint32_t hash, struct mcp_call *c)
+{
+	struct buf	 text = { 0 };
+	char		 msgbuf[120];
+
+	if (c != NULL && f->praw != NULL) {
+		c->ptext = malloc(f->prawlen);
+		if (c->ptext != NULL)
+			memcpy(c->ptext, f->praw, f->prawlen);
+		c->ptextlen = f->prawlen;
+	} else if (c != NULL && mcp__buf_addjson(&text, f->params) == MCP_OK)
+		c->ptext = mcp__buf_steal(&text, &c->ptextlen);
+	mcp__buf_free(&text);
+	if (c == NULL || c->ptext == NULL) {
+		mcp__call_free(c);
+		reply_error(s, bt, f->id, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+		return MCP_ENOMEM;
+	}
+	if (s->inflight >= s->max_inflight) {
+		mcp__call_free(c);
+		snprintf(msgbuf, sizeof(msgbuf), "server busy: %d requests "
+		    "in flight on this session", s->inflight);
+		reply_error(s, bt, f->id, MCP_RPC_SERVER_BUSY, msgbuf);
+		return MCP_ESTATE;
+	}
+	c->id = f->id;
+	f->id = NULL;
+	c->srv = s->srv;
+	c->version = s->version;
+	c->log_level = s->log_level;
+	c->pool = &s->srv->pool;
+	c->hash = hash;
+	memcpy(c->key, key, sizeof(c->key));
+	mcp__session_track(s, c);
+	if (bt != NULL) {
+		c->batch = bt;
+		bt->refs++;
+		bt->pending++;
+	}
+	if (mcp__pool_submit(&s->srv->pool, c) == MCP_OK) {
+		mcp__server_queued(s->srv);
+		return MCP_OK;
+	}
+	snprintf(msgbuf, sizeof(msgbuf), "server busy: %d calls queued, try "
+	    "again later", s->srv->queue_size);
+	reply_error(s, bt, c->id, MCP_RPC_SERVER_BUSY, msgbuf);
+	mcp__session_untrack(s, c);
+	s->pending--;
+	if (bt != NULL) {
+		bt->pending--;
+		batch_unref(bt);
+	}
+	mcp__call_free(c);
+	mcp__session_unref(s);
+	return MCP_ESTATE;
+}
+
+/* A new call of KIND for entry F (taken; may be NULL for completion). */
+static struct mcp_call *
+feat_call(enum call_kind kind, struct feat *f)
+{
+	struct mcp_call	*c;
+
+	c = mcp__call_new();
+	if (c == NULL) {
+		mcp__feat_unref(f);
+		return NULL;
+	}
+	c->kind = kind;
+	c->feat = f;
+	return c;
+}
+
+static void
+do_read(struct session *s, struct batch *bt, struct rpc_fields *f,
+    const char *key, uint32_t hash)
+{
+	struct feat	*r;
+	const char	*uri;
+
+	uri = uri_param(s, bt, f->id, params_of(f), "resources/read");
+	if (uri == NULL)
+		return;
+	r = mcp__feat_resolve(s->srv, uri);
+	if (r == NULL) {
+		reply_no_resource(s, bt, f->id, uri);
+		return;
+	}
+	submit(s, bt, f, key, hash, feat_call(CALL_READ, r));
+}
+
+static void
+do_prompt_get(struct session *s, struct batch *bt, struct rpc_fields *f,
+    const char *key, uint32_t hash)
+{
+	struct feat	*p;
+	json_t		*params, *args, *v;
+	const char	*name, *k;
+	char		 msg[200], missing[130];
+
+	params = params_of(f);
+	name = json_string_value(json_object_get(params, "name"));
+	args = json_object_get(params, "arguments");
+	if (name == NULL) {
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS,
+		    "prompts/get: name must be a string");
+		return;
+	}
+	if (args != NULL && !json_is_object(args)) {
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS,
+		    "prompts/get: arguments must be an object");
+		return;
+	}
+	json_object_foreach(args, k, v)
+		if (!json_is_string(v)) {
+			snprintf(msg, sizeof(msg), "prompts/get: argument "
+			    "%.100s must be a string", k);
+			reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS, msg);
+			return;
+		}
+	p = mcp__feat_get(s->srv, FEAT_PROMPT, name);
+	if (p == NULL) {
+		snprintf(msg, sizeof(msg), "unknown prompt: %.100s", name);
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS, msg);
+		return;
+	}
+	if (mcp__prompt_check(s->srv, p, args, missing, sizeof(missing)) !=
+	    MCP_OK) {
+		snprintf(msg, sizeof(msg), "prompt %.60s: missing required "
+		    "argument %.100s", name, missing);
+		mcp__feat_unref(p);
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS, msg);
+		return;
+	}
+	submit(s, bt, f, key, hash, feat_call(CALL_PROMPT, p));
+}
+
+static void
+do_complete(struct session *s, struct batch *bt, struct rpc_fields *f,
+    const char *key, uint32_t hash)
+{
+	struct feat	*e = NULL;
+	json_t		*params, *ref, *arg;
+	const char	*type, *name;
+	char		 msg[200];
+
+	params = params_of(f);
+	ref = json_object_get(params, "ref");
+	arg = json_object_get(params, "argument");
+	type = json_string_value(json_object_get(ref, "type"));
+	if (type == NULL || !json_is_string(json_object_get(arg, "name")) ||
+	    !json_is_string(json_object_get(arg, "value"))) {
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS,
+		    "completion/complete: needs ref.type, argument.name and "
+		    "argument.value");
+		return;
+	}
+	if (strcmp(type, "ref/prompt") == 0) {
+		name = json_string_value(json_object_get(ref, "name"));
+		if (name != NULL)
+			e = mcp__feat_get(s->srv, FEAT_PROMPT, name);
+		if (e == NULL) {
+			snprintf(msg, sizeof(msg), "unknown prompt: %.100s",
+			    name != NULL ? name : "(none)");
+			reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS, msg);
+			return;
+		}
+	} else if (strcmp(type, "ref/resource") == 0) {
+		name = json_string_value(json_object_get(ref, "uri"));
+		if (name != NULL &&
+		    (e = mcp__feat_get(s->srv, FEAT_TEMPLATE, name)) == NULL)
+			e = mcp__feat_get(s->srv, FEAT_RESOURCE, name);
+		if (e == NULL) {
+			snprintf(msg, sizeof(msg), "unknown resource or "
+			    "template: %.100s", name != NULL ? name : "(none)");
+			reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS, msg);
+			return;
+		}
+	} else {
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS,
+		    "completion/complete: ref.type must be ref/prompt or "
+		    "ref/resource");
+		return;
+	}
+	submit(s, bt, f, key, hash, feat_call(CALL_COMPLETE, e));
 }
 
 static void
@@ -281,7 +562,6 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 {
 	struct mcp_call	*c;
 	struct tool	*t;
-	struct buf	 text = { 0 };
 	json_t		*name, *args;
 	const char	*tname;
 	char		 msgbuf[200];
@@ -324,59 +604,23 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 		return;
 	}
 	c = mcp__call_new();
-	if (c != NULL && f->praw != NULL) {
-		c->ptext = malloc(f->prawlen);
-		if (c->ptext != NULL)
-			memcpy(c->ptext, f->praw, f->prawlen);
-		c->ptextlen = f->prawlen;
-	} else if (c != NULL && mcp__buf_addjson(&text, f->params) == MCP_OK)
-		c->ptext = mcp__buf_steal(&text, &c->ptextlen);
-	mcp__buf_free(&text);
-	if (c == NULL || c->ptext == NULL) {
-		mcp__call_free(c);
+	if (c == NULL) {
 		mcp__tool_unref(t);
 		reply_error(s, bt, f->id, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
 		return;
 	}
-	/* The id moves into the call; the worker builds the params. */
 	c->tool = t;
-	c->id = f->id;
-	f->id = NULL;
-	c->version = s->version;
-	c->log_level = s->log_level;
-	c->pool = &s->srv->pool;
-	c->hash = hash;
-	memcpy(c->key, key, sizeof(c->key));
-	mcp__session_track(s, c);
-	if (bt != NULL) {
-		c->batch = bt;
-		bt->refs++;
-		bt->pending++;
-	}
-	if (mcp__pool_submit(&s->srv->pool, c) == MCP_OK) {
-		mcp__server_queued(s->srv);
-		ms = atomic_load(&t->timeout_ms);
-		if (ms == 0)
-			ms = s->srv->tool_timeout_ms;
-		if (ms > 0) {
-			c->timeout = ms / 1000.0;
-			ev_timer_init(&c->timer, timeout_cb, c->timeout, 0.0);
-			c->timer.data = c;
-			ev_timer_start(s->srv->loop, &c->timer);
-		}
-	} else {
-		snprintf(msgbuf, sizeof(msgbuf), "server busy: %d calls "
-		    "queued, try again later", s->srv->queue_size);
-		reply_error(s, bt, c->id, MCP_RPC_SERVER_BUSY, msgbuf);
-		mcp__session_untrack(s, c);
-		s->pending--;
-		if (bt != NULL) {
-			bt->pending--;
-			batch_unref(bt);
-		}
-		mcp__call_free(c);
-		mcp__session_unref(s);
+	if (submit(s, bt, f, key, hash, c) != MCP_OK)
+		return;
+	ms = atomic_load(&t->timeout_ms);
+	if (ms == 0)
+		ms = s->srv->tool_timeout_ms;
+	if (ms > 0) {
+		c->timeout = ms / 1000.0;
+		ev_timer_init(&c->timer, timeout_cb, c->timeout, 0.0);
+		c->timer.data = c;
+		ev_timer_start(s->srv->loop, &c->timer);
 	}
 }
 
@@ -471,7 +715,24 @@ request(struct session *s, struct batch *bt, struct rpc_fields *f,
 		else
 			do_tools_call(s, bt, f, key, hash);
 	} else if (strcmp(method, "tools/list") == 0) {
-		do_tools_list(s, bt, m->id, params_of(f));
+		do_list(s, bt, m->id, params_of(f), -1);
+	} else if (strcmp(method, "resources/list") == 0) {
+		do_list(s, bt, m->id, params_of(f), FEAT_RESOURCE);
+	} else if (strcmp(method, "resources/templates/list") == 0) {
+		do_list(s, bt, m->id, params_of(f), FEAT_TEMPLATE);
+	} else if (strcmp(method, "prompts/list") == 0) {
+		do_list(s, bt, m->id, params_of(f), FEAT_PROMPT);
+	} else if (strcmp(method, "resources/read") == 0) {
+		do_read(s, bt, f, key, hash);
+	} else if (strcmp(method, "resources/subscribe") == 0) {
+		do_subscribe(s, bt, m->id, params_of(f), 1);
+	} else if (strcmp(method, "resources/unsubscribe") == 0) {
+		do_subscribe(s, bt, m->id, params_of(f), 0);
+	} else if (strcmp(method, "prompts/get") == 0) {
+		do_prompt_get(s, bt, f, key, hash);
+	} else if (strcmp(method, "completion/complete") == 0 &&
+	    s->srv->feat.complete_fn != NULL) {
+		do_complete(s, bt, f, key, hash);
 	} else if (strcmp(method, "logging/setLevel") == 0) {
 		do_set_level(s, bt, m->id, params_of(f));
 	} else {

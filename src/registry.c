@@ -184,6 +184,7 @@ mcp_tool_register(mcp_server *srv, const char *name, const char *description,
 	srv->reg.tail = t;
 	srv->reg.count++;
 	pthread_mutex_unlock(&srv->reg.lock);
+	mcp__notify_changed(srv, MCP_CHANGED_TOOLS);
 	return MCP_OK;
 
 fail_tool:
@@ -222,6 +223,7 @@ mcp_tool_unregister(mcp_server *srv, const char *name)
 	srv->reg.count--;
 	pthread_mutex_unlock(&srv->reg.lock);
 	mcp__tool_unref(t);
+	mcp__notify_changed(srv, MCP_CHANGED_TOOLS);
 	return MCP_OK;
 }
 

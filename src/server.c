@@ -218,9 +218,11 @@ mcp_server_new(const char *name, const char *version)
 		goto fail;
 	if (mcp__registry_new(&srv->reg) != MCP_OK)
 		goto fail;
+	if (mcp__features_new(srv) != MCP_OK)
+		goto fail_reg;
 	srv->loop = ev_loop_new(EVFLAG_AUTO);
 	if (srv->loop == NULL)
-		goto fail_reg;
+		goto fail_feat;
 	atomic_init(&srv->stop_requested, 0);
 	ev_async_init(&srv->done, done_cb);
 	ev_async_init(&srv->stop_async, stop_cb);
@@ -237,6 +239,8 @@ mcp_server_new(const char *name, const char *version)
 	srv->grow.data = srv;
 	return srv;
 
+fail_feat:
+	mcp__features_free(srv);
 fail_reg:
 	mcp__registry_free(&srv->reg);
 fail:
@@ -252,6 +256,7 @@ mcp_server_free(mcp_server *srv)
 	if (srv == NULL)
 		return;
 	mcp__registry_free(&srv->reg);
+	mcp__features_free(srv);
 	ev_loop_destroy(srv->loop);
 	free(srv->name);
 	free(srv->version);
@@ -413,6 +418,7 @@ teardown(struct mcp_server *srv)
 	}
 	ev_async_stop(srv->loop, &srv->done);
 	ev_async_stop(srv->loop, &srv->stop_async);
+	mcp__features_stop(srv);
 	ev_signal_stop(srv->loop, &srv->sigterm);
 	ev_signal_stop(srv->loop, &srv->sigint);
 	ev_prepare_stop(srv->loop, &srv->flush);
@@ -443,6 +449,7 @@ mcp_server_run(mcp_server *srv)
 	srv->draining = srv->aborted = 0;
 	ev_async_start(srv->loop, &srv->done);
 	ev_async_start(srv->loop, &srv->stop_async);
+	mcp__features_start(srv);
 	ev_signal_start(srv->loop, &srv->sigterm);
 	ev_signal_start(srv->loop, &srv->sigint);
 	ev_prepare_start(srv->loop, &srv->flush);

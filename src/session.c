@@ -32,6 +32,11 @@ mcp__session_new(struct mcp_server *srv, const struct session_ops *ops,
 	s->version = MCP_V_LATEST;
 	s->log_level = MCP_SYSLOG_DEBUG;	/* all, until setLevel */
 	s->max_inflight = MCP_DEF_MAX_INFLIGHT;
+	/* Linked for notifications sent to every session. */
+	s->snext = srv->sessions;
+	if (srv->sessions != NULL)
+		srv->sessions->sprev = s;
+	srv->sessions = s;
 	return s;
 }
 
@@ -40,6 +45,13 @@ mcp__session_unref(struct session *s)
 {
 	if (s == NULL || --s->refs > 0)
 		return;
+	if (s->sprev != NULL)
+		s->sprev->snext = s->snext;
+	else if (s->srv->sessions == s)
+		s->srv->sessions = s->snext;
+	if (s->snext != NULL)
+		s->snext->sprev = s->sprev;
+	json_decref(s->subs);
 	json_decref(s->client_caps);
 	json_decref(s->client_info);
 	free(s->buckets);

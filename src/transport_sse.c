@@ -320,12 +320,6 @@ mcp__sse_post(struct http *h, struct MHD_Connection *conn, const char *sid,
 	return mcp__http_reply(conn, 202, NULL, "", 0, origin);
 }
 
-int
-mcp__sse_exists(struct http *h, const char *sid)
-{
-	return find(h, sid) != NULL;
-}
-
 /* Is any session still owed an answer, or any byte still queued? */
 int
 mcp__sse_busy(struct http *h)

@@ -1,10 +1,13 @@
 /*
  * mcp-demo: the reference server, built with the public API only. It is
  * the example to copy: four tools, each a callback that reads its
- * arguments and sets a result, and one call for the command line.
- * Callbacks run on worker threads; none of them shares state.
+ * arguments and sets a result, and one call for the command line; a
+ * static resource, a resource template, a prompt with an argument, and
+ * completion for both. Callbacks run on worker threads; none of them
+ * shares state.
  */
 #include <math.h>
+#include <string.h>
 #include <time.h>
 
 #include <mcp.h>
@@ -94,6 +97,59 @@ fail(mcp_call *call)
 	mcp_result_error(call, msg);
 }
 
+static void
+readme(mcp_call *call)
+{
+	mcp_result_text(call, "mcp-demo: a libmcp server with four tools "
+	    "(echo, add, sleep, fail), this resource, the template "
+	    "demo://greeting/{name} and the prompt review.");
+}
+
+/* The template's variable arrives decoded: demo://greeting/J%C3%B6rg. */
+static void
+greeting(mcp_call *call)
+{
+	mcp_result_textf(call, "Hello, %s!", mcp_call_var(call, "name"));
+}
+
+static void
+review(mcp_call *call)
+{
+	const char	*lang = mcp_call_var(call, "language");
+
+	mcp_result_description(call, "Asks for a code review");
+	mcp_result_textf(call, "Please review this %s code for bugs and "
+	    "style.", lang);
+	mcp_result_role(call, "assistant");
+	mcp_result_textf(call, "Paste the %s code and I will review it.",
+	    lang);
+}
+
+static const char *const languages[] = {
+	"c", "c++", "go", "javascript", "python", "rust", "typescript", NULL
+};
+static const char *const names[] = { "alice", "bob", "carol", NULL };
+
+/* Values that start with what the user typed so far. */
+static void
+complete(mcp_call *call)
+{
+	const char *const	*list;
+	const char		*arg, *typed;
+
+	if (mcp_call_complete_arg(call, &arg, &typed) != MCP_OK)
+		return;
+	if (mcp_call_prompt(call) != NULL && strcmp(arg, "language") == 0)
+		list = languages;
+	else if (mcp_call_uri(call) != NULL && strcmp(arg, "name") == 0)
+		list = names;
+	else
+		return;		/* nothing to offer: an empty list */
+	for (; *list != NULL; list++)
+		if (strncmp(*list, typed, strlen(typed)) == 0)
+			mcp_result_completion(call, *list);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -118,6 +174,22 @@ main(int argc, char *argv[])
 	if (rc == MCP_OK)
 		rc = mcp_tool_register(srv, "fail", "Returns a tool error "
 		    "with the given message.", fail_schema, fail, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_resource_register(srv, "demo://readme", "readme",
+		    "What this server offers.", "text/plain", readme, NULL,
+		    NULL);
+	if (rc == MCP_OK)
+		rc = mcp_resource_template_register(srv,
+		    "demo://greeting/{name}", "greeting", "A greeting for "
+		    "anyone.", "text/plain", greeting, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_prompt_register(srv, "review", "Asks for a code "
+		    "review in a language.", review, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_prompt_add_argument(srv, "review", "language",
+		    "The programming language", 1);
+	if (rc == MCP_OK)
+		rc = mcp_completion_set(srv, complete, NULL, NULL);
 	if (rc == MCP_OK)
 		rc = mcp_server_main(srv, argc, argv);
 	else

@@ -1,0 +1,998 @@
+/*
+ * features.c: resources, resource templates, prompts and completion. The
+ * three tables work like the tool registry (registry.c): registration
+ * order for the lists and their cursors, a small hash by key, reference
+ * counts so that a call keeps its entry alive after it is removed, and
+ * one mutex, because any thread may add or remove entries while the
+ * server runs. List changes and resources/updated requests may come
+ * from any thread too: they are queued under a second mutex and sent by
+ * notify_cb on the loop thread, which alone knows the sessions. The
+ * read, get and complete callbacks run on the workers, through
+ * mcp__feature_run, which builds the whole response there.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mcp-int.h"
+
+static const char *const kind_words[FEAT_NKINDS] = {
+	"resource", "resource template", "prompt"
+};
+
+/* ---- RFC 6570 level 1 ------------------------------------------------- */
+
+static int
+var_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	    (c >= '0' && c <= '9') || c == '_' || c == '.';
+}
+
+/*
+ * Level 1 only: literals and {name}, names of [A-Za-z0-9_.], and a
+ * literal between two variables (else the split is ambiguous).
+ */
+int
+mcp__template_valid(const char *t)
+{
+	const char	*p;
+	int		 after_var = 0;
+
+	if (t == NULL || *t == '\0')
+		return 0;
+	for (p = t; *p != '\0'; p++) {
+		if (*p == '}')
+			return 0;
+		if (*p != '{') {
+			after_var = 0;
+			continue;
+		}
+		if (after_var)
+			return 0;
+		p++;
+		if (!var_char(*p))
+			return 0;
+		while (var_char(*p))
+			p++;
+		if (*p != '}')
+			return 0;
+		after_var = 1;
+	}
+	return 1;
+}
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/*
+ * The value of one variable, URI bytes [S, S+N): it may not be empty nor
+ * hold '/', '?' or '#' (a level-1 expansion encodes them); %XX is
+ * decoded, and a bad escape or an encoded NUL fails the match. Adds it
+ * to VARS as NAME (NAMELEN bytes) when VARS is not NULL.
+ */
+static int
+take_var(const char *name, size_t namelen, const char *s, size_t n,
+    json_t *vars)
+{
+	char	*v, key[128];
+	size_t	 i, j;
+	int	 hi, lo, ok = 1;
+
+	if (n == 0 || namelen >= sizeof(key))
+		return 0;
+	v = malloc(n + 1);
+	if (v == NULL)
+		return 0;
+	for (i = j = 0; i < n && ok; i++) {
+		if (s[i] == '/' || s[i] == '?' || s[i] == '#') {
+			ok = 0;
+		} else if (s[i] != '%') {
+			v[j++] = s[i];
+		} else if (i + 2 >= n) {
+			ok = 0;		/* a truncated escape */
+		} else {
+			hi = hexval(s[i + 1]);
+			lo = hexval(s[i + 2]);
+			if (hi < 0 || lo < 0 || (hi == 0 && lo == 0))
+				ok = 0;
+			v[j++] = (char)(hi * 16 + lo);
+			i += 2;
+		}
+	}
+	v[j] = '\0';
+	if (ok && vars != NULL) {
+		memcpy(key, name, namelen);
+		key[namelen] = '\0';
+		if (json_object_set_new(vars, key, json_string(v)) != 0)
+			ok = 0;
+	}
+	free(v);
+	return ok;
+}
+
+int
+mcp__template_match(const char *t, const char *uri, json_t *vars)
+{
+	const char	*name, *u = uri, *end;
+	size_t		 namelen;
+
+	while (*t != '\0') {
+		if (*t != '{') {
+			if (*t++ != *u++)
+				return 0;
+			continue;
+		}
+		name = ++t;
+		while (*t != '}')
+			t++;
+		namelen = (size_t)(t - name);
+		t++;
+		/* The value runs to the next literal character, or the end. */
+		if (*t == '\0')
+			end = u + strlen(u);
+		else if ((end = strchr(u, *t)) == NULL)
+			return 0;
+		if (!take_var(name, namelen, u, (size_t)(end - u), vars))
+			return 0;
+		u = end;
+	}
+	return *u == '\0';
+}
+
+/* ---- the tables ------------------------------------------------------- */
+
+int
+mcp__features_new(struct mcp_server *srv)
+{
+	struct features	*fs = &srv->feat;
+	int		 i;
+
+	memset(fs, 0, sizeof(*fs));
+	for (i = 0; i < FEAT_NKINDS; i++)
+		fs->lists[i].next_seq = 1;
+	atomic_init(&fs->live, 0);
+	if (pthread_mutex_init(&fs->lock, NULL) != 0)
+		return MCP_ESYS;
+	if (pthread_mutex_init(&fs->nlock, NULL) != 0) {
+		pthread_mutex_destroy(&fs->lock);
+		return MCP_ESYS;
+	}
+	return MCP_OK;
+}
+
+static void
+feat_free(struct feat *f)
+{
+	if (f->udata_free != NULL)
+		f->udata_free(f->udata);
+	free(f->key);
+	free(f->name);
+	free(f->title);
+	free(f->description);
+	free(f->mime);
+	json_decref(f->args);
+	free(f);
+}
+
+void
+mcp__feat_unref(struct feat *f)
+{
+	if (f != NULL && atomic_fetch_sub(&f->refs, 1) == 1)
+		feat_free(f);
+}
+
+void
+mcp__features_free(struct mcp_server *srv)
+{
+	struct features	*fs = &srv->feat;
+	struct feat	*f, *next;
+	struct upd	*u, *unext;
+	int		 i;
+
+	for (i = 0; i < FEAT_NKINDS; i++)
+		for (f = fs->lists[i].head; f != NULL; f = next) {
+			next = f->next;
+			mcp__feat_unref(f);
+		}
+	for (u = fs->uhead; u != NULL; u = unext) {
+		unext = u->next;
+		free(u);
+	}
+	if (fs->complete_free != NULL)
+		fs->complete_free(fs->complete_udata);
+	pthread_mutex_destroy(&fs->lock);
+	pthread_mutex_destroy(&fs->nlock);
+}
+
+/* Lock held. */
+static struct feat *
+lookup(struct feat_list *l, const char *key, struct feat ***slotp)
+{
+	struct feat	**slot;
+
+	slot = &l->buckets[mcp__hash(key) % 64];
+	while (*slot != NULL && strcmp((*slot)->key, key) != 0)
+		slot = &(*slot)->hnext;
+	if (slotp != NULL)
+		*slotp = slot;
+	return *slot;
+}
+
+struct feat *
+mcp__feat_get(struct mcp_server *srv, enum feat_kind kind, const char *key)
+{
+	struct feat	*f;
+
+	pthread_mutex_lock(&srv->feat.lock);
+	f = lookup(&srv->feat.lists[kind], key, NULL);
+	if (f != NULL)
+		atomic_fetch_add(&f->refs, 1);
+	pthread_mutex_unlock(&srv->feat.lock);
+	return f;
+}
+
+struct feat *
+mcp__feat_resolve(struct mcp_server *srv, const char *uri)
+{
+	struct feat	*f;
+
+	pthread_mutex_lock(&srv->feat.lock);
+	f = lookup(&srv->feat.lists[FEAT_RESOURCE], uri, NULL);
+	if (f == NULL)
+		for (f = srv->feat.lists[FEAT_TEMPLATE].head; f != NULL;
+		    f = f->next)
+			if (mcp__template_match(f->key, uri, NULL))
+				break;
+	if (f != NULL)
+		atomic_fetch_add(&f->refs, 1);
+	pthread_mutex_unlock(&srv->feat.lock);
+	return f;
+}
+
+static char *
+dup_or_null(const char *s, int *oom)
+{
+	char	*p;
+
+	if (s == NULL)
+		return NULL;
+	p = strdup(s);
+	if (p == NULL)
+		*oom = 1;
+	return p;
+}
+
+/*
+ * Adds an entry of KIND under KEY. The strings are copied; UDATA is the
+ * entry's from here on, and is freed at once if this fails. Any thread.
+ */
+static int
+feat_add(mcp_server *srv, enum feat_kind kind, const char *key,
+    const char *name, const char *description, const char *mime,
+    mcp_tool_fn fn, void *udata, void (*udata_free)(void *))
+{
+	struct feat_list *l;
+	struct feat	*f, **slot;
+	int		 rc = MCP_ENOMEM, oom = 0;
+
+	if (srv == NULL)
+		goto fail;
+	rc = MCP_EINVAL;
+	if (key == NULL || *key == '\0' || name == NULL || *name == '\0' ||
+	    fn == NULL || (kind == FEAT_TEMPLATE &&
+	    !mcp__template_valid(key))) {
+		mcp_log(MCP_LOG_ERR, "%s register: bad %s, name or callback",
+		    kind_words[kind], kind == FEAT_PROMPT ? "name" : "uri");
+		goto fail;
+	}
+	rc = MCP_ENOMEM;
+	f = calloc(1, sizeof(*f));
+	if (f == NULL)
+		goto fail;
+	atomic_init(&f->refs, 1);
+	f->kind = kind;
+	f->fn = fn;
+	f->size = -1;
+	f->key = dup_or_null(key, &oom);
+	f->name = dup_or_null(name, &oom);
+	f->description = dup_or_null(description, &oom);
+	f->mime = dup_or_null(mime, &oom);
+	if (kind == FEAT_PROMPT && (f->args = json_array()) == NULL)
+		oom = 1;
+	if (oom)
+		goto fail_feat;
+	l = &srv->feat.lists[kind];
+	pthread_mutex_lock(&srv->feat.lock);
+	if (lookup(l, key, &slot) != NULL) {
+		pthread_mutex_unlock(&srv->feat.lock);
+		mcp_log(MCP_LOG_ERR, "%s register: %s exists",
+		    kind_words[kind], key);
+		rc = MCP_EEXIST;
+		goto fail_feat;
+	}
+	f->udata = udata;
+	f->udata_free = udata_free;
+	f->seq = l->next_seq++;
+	*slot = f;
+	if (l->tail != NULL)
+		l->tail->next = f;
+	else
+		l->head = f;
+	l->tail = f;
+	pthread_mutex_unlock(&srv->feat.lock);
+	mcp__notify_changed(srv, kind == FEAT_PROMPT ? MCP_CHANGED_PROMPTS :
+	    MCP_CHANGED_RESOURCES);
+	return MCP_OK;
+
+fail_feat:
+	feat_free(f);
+fail:
+	if (udata_free != NULL)
+		udata_free(udata);
+	return rc;
+}
+
+static int
+feat_remove(mcp_server *srv, enum feat_kind kind, const char *key)
+{
+	struct feat_list *l;
+	struct feat	*f, **slot, *p, *prev = NULL;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (key == NULL)
+		return MCP_EINVAL;
+	l = &srv->feat.lists[kind];
+	pthread_mutex_lock(&srv->feat.lock);
+	f = lookup(l, key, &slot);
+	if (f == NULL) {
+		pthread_mutex_unlock(&srv->feat.lock);
+		return MCP_ENOENT;
+	}
+	*slot = f->hnext;
+	for (p = l->head; p != f; p = p->next)
+		prev = p;
+	if (prev != NULL)
+		prev->next = f->next;
+	else
+		l->head = f->next;
+	if (l->tail == f)
+		l->tail = prev;
+	pthread_mutex_unlock(&srv->feat.lock);
+	mcp__feat_unref(f);
+	mcp__notify_changed(srv, kind == FEAT_PROMPT ? MCP_CHANGED_PROMPTS :
+	    MCP_CHANGED_RESOURCES);
+	return MCP_OK;
+}
+
+/* Sets or removes (TITLE NULL) the title, under the lock. */
+static int
+feat_set_title(mcp_server *srv, enum feat_kind kind, const char *key,
+    const char *title)
+{
+	struct feat	*f;
+	char		*p = NULL;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (key == NULL)
+		return MCP_EINVAL;
+	if (title != NULL && (p = strdup(title)) == NULL)
+		return MCP_ENOMEM;
+	pthread_mutex_lock(&srv->feat.lock);
+	f = lookup(&srv->feat.lists[kind], key, NULL);
+	if (f != NULL) {
+		free(f->title);
+		f->title = p;
+	}
+	pthread_mutex_unlock(&srv->feat.lock);
+	if (f == NULL) {
+		free(p);
+		return MCP_ENOENT;
+	}
+	return MCP_OK;
+}
+
+/* ---- public registration ---------------------------------------------- */
+
+int
+mcp_resource_register(mcp_server *srv, const char *uri, const char *name,
+    const char *description, const char *mime_type, mcp_read_fn fn,
+    void *udata, void (*udata_free)(void *))
+{
+	return feat_add(srv, FEAT_RESOURCE, uri, name, description, mime_type,
+	    fn, udata, udata_free);
+}
+
+int
+mcp_resource_unregister(mcp_server *srv, const char *uri)
+{
+	return feat_remove(srv, FEAT_RESOURCE, uri);
+}
+
+int
+mcp_resource_set_title(mcp_server *srv, const char *uri, const char *title)
+{
+	return feat_set_title(srv, FEAT_RESOURCE, uri, title);
+}
+
+int
+mcp_resource_set_size(mcp_server *srv, const char *uri, long long size)
+{
+	struct feat	*f;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (uri == NULL)
+		return MCP_EINVAL;
+	pthread_mutex_lock(&srv->feat.lock);
+	f = lookup(&srv->feat.lists[FEAT_RESOURCE], uri, NULL);
+	if (f != NULL)
+		f->size = size < 0 ? -1 : size;
+	pthread_mutex_unlock(&srv->feat.lock);
+	return f != NULL ? MCP_OK : MCP_ENOENT;
+}
+
+int
+mcp_resource_template_register(mcp_server *srv, const char *uri_template,
+    const char *name, const char *description, const char *mime_type,
+    mcp_read_fn fn, void *udata, void (*udata_free)(void *))
+{
+	return feat_add(srv, FEAT_TEMPLATE, uri_template, name, description,
+	    mime_type, fn, udata, udata_free);
+}
+
+int
+mcp_resource_template_unregister(mcp_server *srv, const char *uri_template)
+{
+	return feat_remove(srv, FEAT_TEMPLATE, uri_template);
+}
+
+int
+mcp_resource_template_set_title(mcp_server *srv, const char *uri_template,
+    const char *title)
+{
+	return feat_set_title(srv, FEAT_TEMPLATE, uri_template, title);
+}
+
+int
+mcp_prompt_register(mcp_server *srv, const char *name,
+    const char *description, mcp_prompt_fn fn, void *udata,
+    void (*udata_free)(void *))
+{
+	return feat_add(srv, FEAT_PROMPT, name, name, description, NULL, fn,
+	    udata, udata_free);
+}
+
+int
+mcp_prompt_unregister(mcp_server *srv, const char *name)
+{
+	return feat_remove(srv, FEAT_PROMPT, name);
+}
+
+int
+mcp_prompt_set_title(mcp_server *srv, const char *name, const char *title)
+{
+	return feat_set_title(srv, FEAT_PROMPT, name, title);
+}
+
+int
+mcp_prompt_add_argument(mcp_server *srv, const char *prompt,
+    const char *name, const char *description, int required)
+{
+	struct feat	*f;
+	json_t		*a, *e;
+	size_t		 i;
+	int		 rc = MCP_OK;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (prompt == NULL || name == NULL || *name == '\0')
+		return MCP_EINVAL;
+	a = json_pack("{s:s}", "name", name);
+	if (a == NULL)
+		return MCP_ENOMEM;
+	if (description != NULL)
+		json_object_set_new(a, "description", json_string(description));
+	if (required)
+		json_object_set_new(a, "required", json_true());
+	pthread_mutex_lock(&srv->feat.lock);
+	f = lookup(&srv->feat.lists[FEAT_PROMPT], prompt, NULL);
+	if (f == NULL)
+		rc = MCP_ENOENT;
+	json_array_foreach(f != NULL ? f->args : NULL, i, e)
+		if (strcmp(json_string_value(json_object_get(e, "name")),
+		    name) == 0)
+			rc = MCP_EEXIST;
+	if (rc == MCP_OK && json_array_append(f->args, a) != 0)
+		rc = MCP_ENOMEM;
+	pthread_mutex_unlock(&srv->feat.lock);
+	json_decref(a);
+	if (rc == MCP_OK)
+		mcp__notify_changed(srv, MCP_CHANGED_PROMPTS);
+	return rc;
+}
+
+int
+mcp_completion_set(mcp_server *srv, mcp_complete_fn fn, void *udata,
+    void (*udata_free)(void *))
+{
+	struct features	*fs;
+
+	if (srv == NULL) {
+		if (udata_free != NULL)
+			udata_free(udata);
+		return MCP_ENOMEM;
+	}
+	fs = &srv->feat;
+	if (srv->running) {
+		mcp_log(MCP_LOG_ERR, "mcp_completion_set: server running");
+		if (udata_free != NULL)
+			udata_free(udata);
+		return MCP_ESTATE;
+	}
+	if (fs->complete_free != NULL)
+		fs->complete_free(fs->complete_udata);
+	fs->complete_fn = fn;
+	fs->complete_udata = fn != NULL ? udata : NULL;
+	fs->complete_free = fn != NULL ? udata_free : NULL;
+	if (fn == NULL && udata_free != NULL)
+		udata_free(udata);
+	return MCP_OK;
+}
+
+int
+mcp__prompt_check(struct mcp_server *srv, struct feat *p, const json_t *args,
+    char *missing, size_t len)
+{
+	const char	*name;
+	json_t		*e;
+	size_t		 i;
+	int		 rc = MCP_OK;
+
+	pthread_mutex_lock(&srv->feat.lock);
+	json_array_foreach(p->args, i, e) {
+		name = json_string_value(json_object_get(e, "name"));
+		if (!json_is_true(json_object_get(e, "required")) ||
+		    json_is_string(json_object_get(args, name)))
+			continue;
+		snprintf(missing, len, "%s", name);
+		rc = MCP_EINVAL;
+		break;
+	}
+	pthread_mutex_unlock(&srv->feat.lock);
+	return rc;
+}
+
+/* ---- lists ------------------------------------------------------------ */
+
+/* The entry as the negotiated VERSION knows it. Lock held. */
+static json_t *
+feat_json(const struct feat *f, int version)
+{
+	json_t	*o, *args, *a;
+	size_t	 i;
+
+	if (f->kind == FEAT_PROMPT)
+		o = json_pack("{s:s}", "name", f->name);
+	else
+		o = json_pack("{s:s, s:s}", f->kind == FEAT_RESOURCE ? "uri" :
+		    "uriTemplate", f->key, "name", f->name);
+	if (o == NULL)
+		return NULL;
+	if (f->title != NULL && version >= MCP_V20250618)
+		json_object_set_new(o, "title", json_string(f->title));
+	if (f->description != NULL)
+		json_object_set_new(o, "description",
+		    json_string(f->description));
+	if (f->mime != NULL)
+		json_object_set_new(o, "mimeType", json_string(f->mime));
+	if (f->kind == FEAT_RESOURCE && f->size >= 0)
+		json_object_set_new(o, "size", json_integer(f->size));
+	if (f->kind == FEAT_PROMPT && json_array_size(f->args) > 0) {
+		args = json_array();
+		json_array_foreach(f->args, i, a)
+			json_array_append_new(args, json_copy(a));
+		json_object_set_new(o, "arguments", args);
+	}
+	return o;
+}
+
+json_t *
+mcp__feat_list(struct mcp_server *srv, enum feat_kind kind,
+    const char *cursor, int limit, int version, int *bad)
+{
+	static const char *const member[FEAT_NKINDS] = {
+		"resources", "resourceTemplates", "prompts"
+	};
+	json_t		*res, *arr, *o;
+	struct feat	*f;
+	uint64_t	 from = 0;
+	char		 next[24], *end;
+	int		 n = 0;
+
+	*bad = 0;
+	if (cursor != NULL) {
+		if (cursor[0] != 'c' || strlen(cursor) > 17 ||
+		    cursor[1] == '\0' || strspn(cursor + 1,
+		    "0123456789abcdef") != strlen(cursor + 1)) {
+			*bad = 1;
+			return NULL;
+		}
+		from = strtoull(cursor + 1, &end, 16);
+	}
+	arr = json_array();
+	res = json_pack("{s:o}", member[kind], arr);
+	if (res == NULL)
+		return NULL;
+	pthread_mutex_lock(&srv->feat.lock);
+	for (f = srv->feat.lists[kind].head; f != NULL; f = f->next) {
+		if (f->seq < from)
+			continue;
+		if (limit > 0 && n == limit) {
+			snprintf(next, sizeof(next), "c%" PRIx64, f->seq);
+			json_object_set_new(res, "nextCursor",
+			    json_string(next));
+			break;
+		}
+		o = feat_json(f, version);
+		if (o == NULL || json_array_append_new(arr, o) != 0) {
+			pthread_mutex_unlock(&srv->feat.lock);
+			json_decref(res);
+			return NULL;
+		}
+		n++;
+	}
+	pthread_mutex_unlock(&srv->feat.lock);
+	return res;
+}
+
+/* ---- notifications, from any thread to the loop ---------------------- */
+
+void
+mcp__notify_changed(struct mcp_server *srv, int what)
+{
+	if (!atomic_load(&srv->feat.live))
+		return;		/* no session yet, or none any more */
+	pthread_mutex_lock(&srv->feat.nlock);
+	srv->feat.changed |= what;
+	pthread_mutex_unlock(&srv->feat.nlock);
+	ev_async_send(srv->loop, &srv->feat.notify);
+}
+
+int
+mcp_resource_notify_updated(mcp_server *srv, const char *uri)
+{
+	struct upd	*u, **p;
+	size_t		 n;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (uri == NULL)
+		return MCP_EINVAL;
+	if (!atomic_load(&srv->feat.live))
+		return MCP_OK;
+	n = strlen(uri);
+	u = malloc(sizeof(*u) + n + 1);
+	if (u == NULL)
+		return MCP_ENOMEM;
+	u->next = NULL;
+	memcpy(u->uri, uri, n + 1);
+	pthread_mutex_lock(&srv->feat.nlock);
+	for (p = &srv->feat.uhead; *p != NULL; p = &(*p)->next)
+		if (strcmp((*p)->uri, uri) == 0)
+			break;
+	if (*p == NULL) {
+		*p = u;
+		u = NULL;
+	}
+	pthread_mutex_unlock(&srv->feat.nlock);
+	free(u);		/* already queued: one notification is enough */
+	ev_async_send(srv->loop, &srv->feat.notify);
+	return MCP_OK;
+}
+
+static void
+send_note(struct session *s, const char *method, const char *uri)
+{
+	struct buf	 b = { 0 };
+	json_t		*params = NULL;
+
+	if (uri != NULL && (params = json_pack("{s:s}", "uri", uri)) == NULL)
+		return;
+	if (mcp__rpc_notification(&b, method, params) == MCP_OK)
+		mcp__session_sendbuf(s, &b);
+	mcp__buf_free(&b);
+	json_decref(params);
+}
+
+/* Loop: sends what was queued to the sessions that should hear it. */
+static void
+notify_cb(struct ev_loop *loop, ev_async *w, int revents)
+{
+	struct mcp_server	*srv = w->data;
+	struct session		*s;
+	struct upd		*uhead, *u;
+	int			 changed;
+
+	(void)loop;
+	(void)revents;
+	pthread_mutex_lock(&srv->feat.nlock);
+	changed = srv->feat.changed;
+	srv->feat.changed = 0;
+	uhead = srv->feat.uhead;
+	srv->feat.uhead = NULL;
+	pthread_mutex_unlock(&srv->feat.nlock);
+	for (s = srv->sessions; s != NULL; s = s->snext) {
+		if (s->closed || !s->initialized)
+			continue;
+		if (changed & MCP_CHANGED_TOOLS)
+			send_note(s, "notifications/tools/list_changed", NULL);
+		if (changed & MCP_CHANGED_RESOURCES)
+			send_note(s, "notifications/resources/list_changed",
+			    NULL);
+		if (changed & MCP_CHANGED_PROMPTS)
+			send_note(s, "notifications/prompts/list_changed",
+			    NULL);
+		for (u = uhead; u != NULL; u = u->next)
+			if (json_object_get(s->subs, u->uri) != NULL)
+				send_note(s, "notifications/resources/updated",
+				    u->uri);
+	}
+	while ((u = uhead) != NULL) {
+		uhead = u->next;
+		free(u);
+	}
+}
+
+void
+mcp__features_start(struct mcp_server *srv)
+{
+	ev_async_init(&srv->feat.notify, notify_cb);
+	srv->feat.notify.data = srv;
+	ev_async_start(srv->loop, &srv->feat.notify);
+	atomic_store(&srv->feat.live, 1);
+}
+
+void
+mcp__features_stop(struct mcp_server *srv)
+{
+	atomic_store(&srv->feat.live, 0);
+	ev_async_stop(srv->loop, &srv->feat.notify);
+}
+
+/* ---- the worker side -------------------------------------------------- */
+
+const char *
+mcp_call_uri(mcp_call *call)
+{
+	return call->uri;
+}
+
+const char *
+mcp_call_prompt(mcp_call *call)
+{
+	return call->pname;
+}
+
+const char *
+mcp_call_var(mcp_call *call, const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	return json_string_value(json_object_get(call->args, name));
+}
+
+int
+mcp_call_complete_arg(mcp_call *call, const char **name, const char **value)
+{
+	if (call->kind != CALL_COMPLETE)
+		return MCP_EINVAL;
+	if (name != NULL)
+		*name = call->cname;
+	if (value != NULL)
+		*value = call->cvalue;
+	return MCP_OK;
+}
+
+int
+mcp_result_role(mcp_call *call, const char *role)
+{
+	if (call->kind != CALL_PROMPT || role == NULL)
+		return MCP_EINVAL;
+	if (strcmp(role, "user") == 0)
+		call->role = "user";
+	else if (strcmp(role, "assistant") == 0)
+		call->role = "assistant";
+	else
+		return MCP_EINVAL;
+	return MCP_OK;
+}
+
+int
+mcp_result_description(mcp_call *call, const char *text)
+{
+	char	*p;
+
+	if (call->kind != CALL_PROMPT || text == NULL)
+		return MCP_EINVAL;
+	p = strdup(text);
+	if (p == NULL)
+		return MCP_ENOMEM;
+	free(call->description);
+	call->description = p;
+	return MCP_OK;
+}
+
+int
+mcp_result_completion(mcp_call *call, const char *value)
+{
+	if (call->kind != CALL_COMPLETE || value == NULL)
+		return MCP_EINVAL;
+	/* The spec's limit: the rest is only counted, and hasMore says so. */
+	if (call->nvalues++ >= 100) {
+		call->has_more = 1;
+		return MCP_OK;
+	}
+	if ((call->content.len > 0 &&
+	    mcp__buf_addc(&call->content, ',') != MCP_OK) ||
+	    mcp__buf_addstr(&call->content, value, strlen(value)) != MCP_OK)
+		return MCP_ENOMEM;
+	return MCP_OK;
+}
+
+int
+mcp_result_completion_total(mcp_call *call, long long total, int has_more)
+{
+	if (call->kind != CALL_COMPLETE)
+		return MCP_EINVAL;
+	call->total = total < 0 ? -1 : total;
+	if (has_more)
+		call->has_more = 1;
+	return MCP_OK;
+}
+
+/* The response of a read, get or complete call, from what was set. */
+static int
+write_feature(struct mcp_call *c, struct buf *b)
+{
+	char	 num[32];
+	int	 rc;
+
+	rc = mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	if (rc == MCP_OK)
+		rc = mcp__buf_addjson(b, c->id);
+	if (rc != MCP_OK)
+		return rc;
+	switch (c->kind) {
+	case CALL_READ:
+		rc = mcp__buf_adds(b, ",\"result\":{\"contents\":[");
+		if (rc == MCP_OK)
+			rc = mcp__buf_add(b, c->content.data, c->content.len);
+		if (rc == MCP_OK)
+			rc = mcp__buf_adds(b, "]}}");
+		break;
+	case CALL_PROMPT:
+		rc = mcp__buf_adds(b, ",\"result\":{");
+		if (rc == MCP_OK && c->description != NULL) {
+			rc = mcp__buf_adds(b, "\"description\":");
+			if (rc == MCP_OK)
+				rc = mcp__buf_addstr(b, c->description,
+				    strlen(c->description));
+			if (rc == MCP_OK)
+				rc = mcp__buf_addc(b, ',');
+		}
+		if (rc == MCP_OK)
+			rc = mcp__buf_adds(b, "\"messages\":[");
+		if (rc == MCP_OK)
+			rc = mcp__buf_add(b, c->content.data, c->content.len);
+		if (rc == MCP_OK && c->open_msg)
+			rc = mcp__buf_addc(b, '}');
+		if (rc == MCP_OK)
+			rc = mcp__buf_adds(b, "]}}");
+		break;
+	default:
+		rc = mcp__buf_adds(b, ",\"result\":{\"completion\":{"
+		    "\"values\":[");
+		if (rc == MCP_OK)
+			rc = mcp__buf_add(b, c->content.data, c->content.len);
+		if (rc == MCP_OK)
+			rc = mcp__buf_addc(b, ']');
+		if (c->total < 0 && c->nvalues > 100)
+			c->total = c->nvalues;
+		if (rc == MCP_OK && c->total >= 0) {
+			snprintf(num, sizeof(num), ",\"total\":%lld",
+			    c->total);
+			rc = mcp__buf_adds(b, num);
+		}
+		if (rc == MCP_OK)
+			rc = mcp__buf_adds(b, c->has_more ?
+			    ",\"hasMore\":true}}}" : ",\"hasMore\":false}}}");
+		break;
+	}
+	return rc;
+}
+
+/*
+ * Worker: builds the params, runs the callback and serialises the
+ * response. The loop has already checked the name or URI and, for a
+ * prompt, the required arguments.
+ */
+void
+mcp__feature_run(struct mcp_call *c)
+{
+	struct json_perr e;
+	json_t		*ref, *arg, *ctx;
+	mcp_tool_fn	 fn;
+
+	if (mcp_call_cancelled(c))
+		return;
+	mcp__log_set_request(c->id);
+	c->role = "user";
+	c->total = -1;
+	c->params = mcp__json_parse(c->ptext, c->ptextlen, &e);
+	free(c->ptext);
+	c->ptext = NULL;
+	c->args = json_object();
+	if (c->params == NULL || c->args == NULL) {
+		mcp_result_rpc_error(c, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+		goto out;
+	}
+	switch (c->kind) {
+	case CALL_READ:
+		c->uri = json_string_value(json_object_get(c->params, "uri"));
+		if (c->feat->kind == FEAT_TEMPLATE)
+			mcp__template_match(c->feat->key, c->uri, c->args);
+		fn = c->feat->fn;
+		break;
+	case CALL_PROMPT:
+		c->pname = c->feat->key;
+		arg = json_object_get(c->params, "arguments");
+		if (json_is_object(arg))
+			json_object_update(c->args, arg);
+		fn = c->feat->fn;
+		break;
+	default:
+		ref = json_object_get(c->params, "ref");
+		if (c->feat != NULL && c->feat->kind == FEAT_PROMPT)
+			c->pname = c->feat->key;
+		else
+			c->uri = json_string_value(json_object_get(ref,
+			    "uri"));
+		arg = json_object_get(c->params, "argument");
+		c->cname = json_string_value(json_object_get(arg, "name"));
+		c->cvalue = json_string_value(json_object_get(arg, "value"));
+		if (c->cvalue == NULL)
+			c->cvalue = "";
+		ctx = json_object_get(json_object_get(c->params, "context"),
+		    "arguments");
+		if (json_is_object(ctx))
+			json_object_update(c->args, ctx);
+		fn = c->srv->feat.complete_fn;
+		break;
+	}
+	fn(c);
+out:
+	if (!mcp_call_cancelled(c))
+		mcp__call_serialise(c, write_feature);
+	json_decref(c->params);
+	json_decref(c->args);
+	c->params = c->args = NULL;
+	c->uri = c->pname = c->cname = c->cvalue = NULL;
+	free(c->description);
+	c->description = NULL;
+	mcp__buf_free(&c->content);
+	mcp__log_set_request(NULL);
+}

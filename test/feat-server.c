@@ -1,0 +1,289 @@
+/*
+ * feat-server.c: the test server of test/features2.mjs. It serves the
+ * conformance fixtures for resources, templates, prompts and completion
+ * (CONFORMANCE.md 4.3 and 4.4), and tools that change the server while
+ * it runs, from a worker thread: touch (resources/updated for a URI),
+ * add_resource, remove_resource, add_prompt, add_tool and remove_tool.
+ * Built by the Makefile as build/feat-server; uses the public API only.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <mcp.h>
+
+static mcp_server	*srv;
+
+/* A 1x1 PNG (CONFORMANCE.md 4.1, PNG_B64 decoded). */
+static const unsigned char png[] = {
+	0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d,
+	0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01,
+	0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4, 0x89, 0x00, 0x00, 0x00,
+	0x0d, 0x49, 0x44, 0x41, 0x54, 0x78, 0xda, 0x63, 0xfc, 0xcf, 0xc0, 0xf0,
+	0x1f, 0x00, 0x05, 0x05, 0x02, 0x00, 0x5f, 0xc8, 0xf1, 0xd2, 0x00, 0x00,
+	0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82
+};
+
+static const char uri_schema[] =
+    "{\"type\":\"object\",\"required\":[\"uri\"],"
+    "\"properties\":{\"uri\":{\"type\":\"string\"}}}";
+static const char name_schema[] =
+    "{\"type\":\"object\",\"required\":[\"name\"],"
+    "\"properties\":{\"name\":{\"type\":\"string\"}}}";
+
+static void
+static_text(mcp_call *call)
+{
+	mcp_result_text(call, "This is the content of the static text "
+	    "resource.");
+}
+
+static void
+static_binary(mcp_call *call)
+{
+	mcp_result_blob(call, png, sizeof(png));
+}
+
+static void
+watched(mcp_call *call)
+{
+	mcp_result_text(call, "Watched resource content");
+}
+
+/* udata: the text this resource reads as, freed with the resource. */
+static void
+added(mcp_call *call)
+{
+	mcp_result_text(call, mcp_call_udata(call));
+}
+
+static void
+template_read(mcp_call *call)
+{
+	const char	*id = mcp_call_var(call, "id");
+
+	if (strcmp(id, "missing") == 0) {
+		mcp_result_rpc_error(call, MCP_RPC_RESOURCE_NOT_FOUND,
+		    "no such id");
+		return;
+	}
+	mcp_result_textf(call, "{\"id\":\"%s\",\"templateTest\":true,"
+	    "\"data\":\"Data for ID: %s\"}", id, id);
+	/* A second item: a sub-resource with its own URI and type. */
+	mcp_result_resource_text(call, "test://template/sub", "text/plain",
+	    "sub");
+}
+
+static void
+simple_prompt(mcp_call *call)
+{
+	mcp_result_text(call, "This is a simple prompt for testing.");
+}
+
+static void
+args_prompt(mcp_call *call)
+{
+	mcp_result_textf(call, "Prompt with arguments: arg1='%s', arg2='%s'",
+	    mcp_call_var(call, "arg1"), mcp_call_var(call, "arg2"));
+}
+
+static void
+resource_prompt(mcp_call *call)
+{
+	mcp_result_resource_text(call, mcp_call_var(call, "resourceUri"),
+	    "text/plain", "Embedded resource content for testing.");
+	mcp_result_text(call, "Please process the embedded resource above.");
+}
+
+static void
+image_prompt(mcp_call *call)
+{
+	mcp_result_image(call, png, sizeof(png), "image/png");
+	mcp_result_role(call, "assistant");
+	mcp_result_text(call, "Please analyze the image above.");
+}
+
+/* arg1 offers 150 values (only 100 go out); arg2 one built from arg1
+ * in the context; id three. */
+static void
+complete(mcp_call *call)
+{
+	const char	*arg, *typed;
+	char		 v[32];
+	int		 i;
+
+	if (mcp_call_complete_arg(call, &arg, &typed) != MCP_OK)
+		return;
+	if (strcmp(arg, "arg1") == 0)
+		for (i = 0; i < 150; i++) {
+			snprintf(v, sizeof(v), "%s%d", typed, i);
+			mcp_result_completion(call, v);
+		}
+	else if (strcmp(arg, "arg2") == 0 && mcp_call_var(call, "arg1")) {
+		/* From the context: the value already given for arg1. */
+		snprintf(v, sizeof(v), "%s-%s", mcp_call_var(call, "arg1"),
+		    typed);
+		mcp_result_completion(call, v);
+	} else if (strcmp(arg, "id") == 0) {
+		mcp_result_completion(call, "123");
+		mcp_result_completion(call, "124");
+		mcp_result_completion(call, "125");
+		mcp_result_completion_total(call, 3, 0);
+	}
+}
+
+static void
+touch(mcp_call *call)
+{
+	const char	*uri;
+
+	if (mcp_args_unpack(call, "{s:s}", "uri", &uri) != MCP_OK)
+		return;
+	mcp_result_textf(call, "rc %d",
+	    mcp_resource_notify_updated(srv, uri));
+}
+
+static void
+add_resource(mcp_call *call)
+{
+	const char	*uri;
+	char		*text;
+
+	if (mcp_args_unpack(call, "{s:s}", "uri", &uri) != MCP_OK)
+		return;
+	text = strdup("added at run time");
+	mcp_result_textf(call, "rc %d", mcp_resource_register(srv, uri,
+	    "added", "Added while running", "text/plain", added, text,
+	    free));
+}
+
+static void
+remove_resource(mcp_call *call)
+{
+	const char	*uri;
+
+	if (mcp_args_unpack(call, "{s:s}", "uri", &uri) != MCP_OK)
+		return;
+	mcp_result_textf(call, "rc %d", mcp_resource_unregister(srv, uri));
+}
+
+static void
+add_prompt(mcp_call *call)
+{
+	const char	*name;
+
+	if (mcp_args_unpack(call, "{s:s}", "name", &name) != MCP_OK)
+		return;
+	mcp_result_textf(call, "rc %d", mcp_prompt_register(srv, name,
+	    "Added while running", simple_prompt, NULL, NULL));
+}
+
+static void
+add_tool(mcp_call *call)
+{
+	const char	*name;
+
+	if (mcp_args_unpack(call, "{s:s}", "name", &name) != MCP_OK)
+		return;
+	mcp_result_textf(call, "rc %d", mcp_tool_register(srv, name,
+	    "Added while running", NULL, simple_prompt, NULL, NULL));
+}
+
+static void
+remove_tool(mcp_call *call)
+{
+	const char	*name;
+
+	if (mcp_args_unpack(call, "{s:s}", "name", &name) != MCP_OK)
+		return;
+	mcp_result_textf(call, "rc %d", mcp_tool_unregister(srv, name));
+}
+
+int
+main(int argc, char *argv[])
+{
+	int	 rc;
+
+	srv = mcp_server_new("feat-server", "1.0.0");
+	rc = mcp_resource_register(srv, "test://static-text", "static-text",
+	    "A static text resource for testing", "text/plain", static_text,
+	    NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_resource_set_title(srv, "test://static-text",
+		    "Static Text Resource");
+	if (rc == MCP_OK)
+		rc = mcp_resource_register(srv, "test://static-binary",
+		    "static-binary", "A static binary resource (image) for "
+		    "testing", "image/png", static_binary, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_resource_set_size(srv, "test://static-binary",
+		    (long long)sizeof(png));
+	if (rc == MCP_OK)
+		rc = mcp_resource_register(srv, "test://watched-resource",
+		    "watched-resource", "A resource that is updated on demand",
+		    "text/plain", watched, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_resource_template_register(srv,
+		    "test://template/{id}/data", "template", "A resource "
+		    "template with parameter substitution", "application/json",
+		    template_read, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_resource_template_set_title(srv,
+		    "test://template/{id}/data", "Resource Template");
+	if (rc == MCP_OK)
+		rc = mcp_prompt_register(srv, "test_simple_prompt",
+		    "A simple prompt without arguments", simple_prompt, NULL,
+		    NULL);
+	if (rc == MCP_OK)
+		rc = mcp_prompt_set_title(srv, "test_simple_prompt",
+		    "Simple Test Prompt");
+	if (rc == MCP_OK)
+		rc = mcp_prompt_register(srv, "test_prompt_with_arguments",
+		    "A prompt with required arguments", args_prompt, NULL,
+		    NULL);
+	if (rc == MCP_OK)
+		rc = mcp_prompt_add_argument(srv, "test_prompt_with_arguments",
+		    "arg1", "First test argument", 1);
+	if (rc == MCP_OK)
+		rc = mcp_prompt_add_argument(srv, "test_prompt_with_arguments",
+		    "arg2", "Second test argument", 1);
+	if (rc == MCP_OK)
+		rc = mcp_prompt_register(srv,
+		    "test_prompt_with_embedded_resource", "A prompt that "
+		    "includes an embedded resource", resource_prompt, NULL,
+		    NULL);
+	if (rc == MCP_OK)
+		rc = mcp_prompt_add_argument(srv,
+		    "test_prompt_with_embedded_resource", "resourceUri",
+		    "URI of the resource to embed", 1);
+	if (rc == MCP_OK)
+		rc = mcp_prompt_register(srv, "test_prompt_with_image",
+		    "A prompt that includes image content", image_prompt,
+		    NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_completion_set(srv, complete, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "touch", "Sends resources/updated",
+		    uri_schema, touch, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "add_resource", "Adds a resource",
+		    uri_schema, add_resource, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "remove_resource", "Removes a "
+		    "resource", uri_schema, remove_resource, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "add_prompt", "Adds a prompt",
+		    name_schema, add_prompt, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "add_tool", "Adds a tool",
+		    name_schema, add_tool, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "remove_tool", "Removes a tool",
+		    name_schema, remove_tool, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_server_main(srv, argc, argv);
+	else
+		mcp_log(MCP_LOG_ERR, "setup: %s", mcp_strerror(rc));
+	mcp_server_free(srv);
+	return rc == MCP_OK ? 0 : rc == MCP_EUSAGE ? 2 : 1;
+}
