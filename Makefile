@@ -39,12 +39,13 @@ TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest -pthread \
 
 SRCS = src/buf.c src/base64.c src/log.c src/version.c src/jsonrpc.c \
 	src/json.c src/schema.c src/registry.c src/features.c src/pool.c src/call.c src/session.c \
-	src/protocol.c src/transport_stdio.c src/http.c src/transport_sse.c src/options.c \
+	src/protocol.c src/clientreq.c src/transport_stdio.c src/http.c src/transport_sse.c src/options.c \
 	src/server.c src/cli.c
 OBJS = $(SRCS:src/%.c=build/obj/%.o)
 PICS = $(SRCS:src/%.c=build/pic/%.o)
 
-TOOLS = build/mcp-demo build/mcp-bench build/floor-stdio build/floor-http
+TOOLS = build/mcp-demo build/mcp-bench build/floor-stdio build/floor-http \
+	build/progress-server
 UNIT_TESTS = build/t_schema build/t_jsonrpc build/t_registry build/t_pool \
 	build/t_template
 
@@ -103,6 +104,11 @@ build/floor-http: bench/floor-http.c
 	$(say) LD $@
 	$(Q)$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
 
+# The libmcp server of bench/run-progress.sh: built, never installed.
+build/progress-server: bench/progress-server.c build/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
+
 # The server of test/features2.mjs: built, never installed.
 build/feat-server: test/feat-server.c build/libmcp.a
 	$(say) LD $@
@@ -138,6 +144,7 @@ check: deps-test
 
 bench: all
 	@bench/run-stdio.sh
+	@bench/run-progress.sh
 	@bench/run-sse.sh
 	@bench/idle-sse.sh
 

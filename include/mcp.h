@@ -61,6 +61,9 @@ MCP_EXTERN const char	*mcp_version(void);
 #define MCP_ESYS	(-5)	/* a system call failed; it was logged */
 #define MCP_ENOENT	(-6)	/* no such tool */
 #define MCP_EUSAGE	(-7)	/* bad command line; usage was printed */
+#define MCP_ETIMEDOUT	(-8)	/* no answer in time */
+#define MCP_ECLIENT	(-9)	/* the client answered with an error */
+#define MCP_ECANCELED	(-10)	/* the call was cancelled meanwhile */
 
 /* A static string describing CODE. Any thread. */
 MCP_EXTERN const char	*mcp_strerror(int code);
@@ -291,6 +294,24 @@ MCP_EXTERN int		 mcp_call_progress(mcp_call *call, double progress,
 MCP_EXTERN int		 mcp_call_log(mcp_call *call, int level,
 			    const char *logger, const char *fmt, ...)
 			    MCP_PRINTF(4, 5);
+
+/*
+ * Requests to the client, from inside a callback: each sends the request
+ * (on stdio down stdout, on HTTP+SSE down the session's stream), blocks
+ * this worker until the client answers, and stores the client's result
+ * in *RESULT (a new reference; NULL on failure). PARAMS is stolen, even
+ * on failure. TIMEOUT_MS 0 means 60000. Nothing is sent, and MCP_ESTATE
+ * returned at once, when the client did not declare the capability
+ * (sampling; elicitation, with "url" mode only for 2025-11-25 sessions
+ * that declared it; roots). MCP_ETIMEDOUT, MCP_ECANCELED, or MCP_ECLIENT
+ * with the client's error object in *RESULT. A late answer is ignored.
+ */
+MCP_EXTERN int		 mcp_call_sample(mcp_call *call, json_t *params,
+			    int timeout_ms, json_t **result);
+MCP_EXTERN int		 mcp_call_elicit(mcp_call *call, json_t *params,
+			    int timeout_ms, json_t **result);
+MCP_EXTERN int		 mcp_call_roots(mcp_call *call, int timeout_ms,
+			    json_t **result);
 
 /* json_unpack_ex on the arguments. On failure the result becomes an
  * isError result carrying jansson's message, and MCP_EINVAL returns. */

@@ -728,6 +728,7 @@ member(struct parser *ps, struct rpc_fields *f, const char *k, size_t n)
 		break;
 	case 5:
 		f->has_result = 1;
+		slot = k[0] == 'r' ? &f->result : &f->error;
 		break;
 	}
 	if (slot != NULL) {

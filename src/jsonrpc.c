@@ -91,8 +91,9 @@ mcp__rpc_fields_from_json(json_t *msg, struct rpc_fields *f)
 	f->has_id = v != NULL;
 	f->id = json_incref(v);
 	f->params = json_incref(json_object_get(msg, "params"));
-	f->has_result = json_object_get(msg, "result") != NULL ||
-	    json_object_get(msg, "error") != NULL;
+	f->result = json_incref(json_object_get(msg, "result"));
+	f->error = json_incref(json_object_get(msg, "error"));
+	f->has_result = f->result != NULL || f->error != NULL;
 	return MCP_OK;
 }
 
@@ -101,7 +102,9 @@ mcp__rpc_fields_clear(struct rpc_fields *f)
 {
 	json_decref(f->id);
 	json_decref(f->params);
-	f->id = f->params = NULL;
+	json_decref(f->result);
+	json_decref(f->error);
+	f->id = f->params = f->result = f->error = NULL;
 }
 
 /* Appends {"jsonrpc":"2.0","id":ID,"result":RESULT}. */

@@ -145,6 +145,8 @@ struct rpc_fields {
 	int	 tname_kind;	/* 0 absent, 1 a name, 2 not a string, 3 too long */
 	int	 args_kind;	/* 0 absent, 1 an object, 2 other */
 	int	 has_result;	/* a result or error member */
+	json_t	*result;	/* a response's result, owned */
+	json_t	*error;		/* or its error, owned */
 };
 
 struct rpc_msg {
@@ -321,7 +323,9 @@ struct mcp_call {
 	 * completion queue like a call, so it reaches the client before the
 	 * call's own answer. NOTE_OF is the call; OUT the message. */
 	struct mcp_call	*note_of;
+	struct client_req *req;		/* a note that asks the client */
 	struct pool	*pool;		/* for notes, from the worker */
+	int		 caps;		/* MCP_CAP_*: what it may ask */
 	struct mcp_call	*hnext;		/* session in-flight chain */
 	struct session	*sess;		/* loop-side; a reference */
 	struct batch	*batch;		/* JSON-RPC batch it belongs to */
@@ -435,6 +439,22 @@ struct mcp_call *mcp__pool_completions(struct pool *p) MCP_HIDDEN;
 /* Joins the workers; queued calls that never ran are returned too. */
 struct mcp_call *mcp__pool_stop(struct pool *p) MCP_HIDDEN;
 
+/* ---- clientreq.c: requests to the client from a callback ------------- */
+
+#define MCP_CAP_SAMPLING	0x01
+#define MCP_CAP_ELICIT_FORM	0x02
+#define MCP_CAP_ELICIT_URL	0x04
+#define MCP_CAP_ROOTS		0x08
+
+struct client_req;
+struct session;
+int	 mcp__clientreq_caps(const struct session *s) MCP_HIDDEN;
+void	 mcp__clientreq_send(struct mcp_call *n) MCP_HIDDEN;
+void	 mcp__clientreq_answer(struct session *s, struct rpc_fields *f)
+	    MCP_HIDDEN;
+void	 mcp__clientreq_drop(struct session *s, struct mcp_call *c)
+	    MCP_HIDDEN;
+
 /* ---- session.c -------------------------------------------------------- */
 
 struct session_ops {
@@ -451,6 +471,7 @@ struct session {
 	int				 initialized;
 	int				 version;
 	int				 log_level;	/* logging/setLevel */
+	struct client_req		*reqs;		/* ours, unanswered */
 	json_t				*client_caps;
 	json_t				*client_info;
 	struct mcp_call			**buckets;

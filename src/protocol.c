@@ -341,6 +341,7 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	c->version = s->version;
 	c->log_level = s->log_level;
 	c->pool = &s->srv->pool;
+	c->caps = mcp__clientreq_caps(s);
 	c->hash = hash;
 	memcpy(c->key, key, sizeof(c->key));
 	mcp__session_track(s, c);
@@ -757,7 +758,7 @@ message(struct session *s, struct batch *bt, struct rpc_fields *f)
 		notification(s, f, &m);
 		break;
 	case RPC_RESPONSE:
-		MCP_LOG(MCP_LOG_DEBUG, "ignoring a response to no request");
+		mcp__clientreq_answer(s, f);
 		break;
 	case RPC_INVALID:
 		/* why == NULL: a malformed notification, never answered. */
@@ -859,6 +860,8 @@ mcp__protocol_complete(struct mcp_call *c)
 	struct session	*s = c->sess;
 
 	ev_timer_stop(s->srv->loop, &c->timer);
+	if (s->reqs != NULL)
+		mcp__clientreq_drop(s, c);
 	mcp__session_untrack(s, c);
 	if (c->dropped) {
 		if (c->out != NULL || s->closed)
@@ -890,7 +893,9 @@ mcp__protocol_note(struct mcp_call *n)
 {
 	struct mcp_call	*c = n->note_of;
 
-	if (!c->dropped)
+	if (n->req != NULL)
+		mcp__clientreq_send(n);
+	else if (!c->dropped)
 		mcp__session_send(c->sess, n->out, n->outlen);
 	mcp__call_free(n);
 }

@@ -35,6 +35,12 @@ mcp_strerror(int code)
 		return "no such tool";
 	case MCP_EUSAGE:
 		return "bad command line";
+	case MCP_ETIMEDOUT:
+		return "timed out";
+	case MCP_ECLIENT:
+		return "the client answered with an error";
+	case MCP_ECANCELED:
+		return "cancelled";
 	default:
 		return "unknown error";
 	}

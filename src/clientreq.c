@@ -1,0 +1,293 @@
+/*
+ * clientreq.c: requests from the server to the client (sampling,
+ * elicitation, roots), made from inside a callback. The worker builds
+ * the request and sends it to the loop as a note of its call, so it
+ * leaves in order with the call's progress; then it waits on its own
+ * condition variable. The loop keeps the request in the session's table
+ * until the client answers, the session ends or the call finishes, and
+ * hands the answer over under the request's lock. A request is shared
+ * by exactly two owners, the worker and the loop, and freed by the
+ * last; a late answer, after the worker gave up, is dropped.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "mcp-int.h"
+
+#define DEFAULT_TIMEOUT_MS	60000
+
+struct client_req {
+	struct client_req	*next;		/* session table, loop only */
+	struct mcp_call		*call;		/* loop only */
+	atomic_int		 refs;
+	pthread_mutex_t		 lock;
+	pthread_cond_t		 cond;
+	int			 done;		/* under lock, from here on */
+	int			 abandoned;
+	int			 rc;
+	json_t			*result;
+	char			 id[24];
+};
+
+/* Server request ids live in their own space: "s1", "s2"... */
+static atomic_uint	 next_id = 1;
+
+static void
+req_unref(struct client_req *r)
+{
+	if (atomic_fetch_sub(&r->refs, 1) != 1)
+		return;
+	json_decref(r->result);
+	pthread_mutex_destroy(&r->lock);
+	pthread_cond_destroy(&r->cond);
+	free(r);
+}
+
+/* Loop: the answer (or its absence) reaches the waiting worker. */
+static void
+finish(struct client_req *r, int rc, json_t *result)
+{
+	pthread_mutex_lock(&r->lock);
+	if (!r->abandoned && !r->done) {
+		r->done = 1;
+		r->rc = rc;
+		r->result = result;
+		result = NULL;
+		pthread_cond_signal(&r->cond);
+	}
+	pthread_mutex_unlock(&r->lock);
+	json_decref(result);		/* nobody is waiting for it */
+	req_unref(r);
+}
+
+/* Loop: the note carrying R arrived; send it, or fail it at once. */
+void
+mcp__clientreq_send(struct mcp_call *n)
+{
+	struct client_req	*r = n->req;
+	struct mcp_call		*c = n->note_of;
+	struct session		*s = c->sess;
+
+	n->req = NULL;
+	if (c->dropped || s->closed ||
+	    mcp__session_send(s, n->out, n->outlen) != MCP_OK) {
+		finish(r, MCP_ECANCELED, NULL);
+		return;
+	}
+	r->call = c;
+	r->next = s->reqs;
+	s->reqs = r;
+}
+
+/* Loop: a response from the client. Unknown ids are ignored. */
+void
+mcp__clientreq_answer(struct session *s, struct rpc_fields *f)
+{
+	struct client_req	**pp, *r;
+	const char		*id = json_string_value(f->id);
+
+	if (id == NULL)
+		goto unknown;
+	for (pp = &s->reqs; *pp != NULL; pp = &(*pp)->next)
+		if (strcmp((*pp)->id, id) == 0)
+			break;
+	if (*pp == NULL)
+		goto unknown;
+	r = *pp;
+	*pp = r->next;
+	if (f->error != NULL) {
+		finish(r, MCP_ECLIENT, f->error);
+		f->error = NULL;
+	} else {
+		finish(r, MCP_OK, f->result);
+		f->result = NULL;
+	}
+	return;
+unknown:
+	MCP_LOG(MCP_LOG_DEBUG, "ignoring a response to no request we sent");
+}
+
+/* Loop: fails the requests of call C, or of every call when C is NULL. */
+void
+mcp__clientreq_drop(struct session *s, struct mcp_call *c)
+{
+	struct client_req	**pp, *r;
+
+	for (pp = &s->reqs; *pp != NULL;) {
+		r = *pp;
+		if (c != NULL && r->call != c) {
+			pp = &r->next;
+			continue;
+		}
+		*pp = r->next;
+		finish(r, MCP_ECANCELED, NULL);
+	}
+}
+
+static double
+now_s(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/*
+ * Worker: sends METHOD with PARAMS (stolen; NULL for none) and waits.
+ * Wakes every 100 ms to notice a cancelled call.
+ */
+static int
+request(mcp_call *call, const char *method, json_t *params, int timeout_ms,
+    json_t **result)
+{
+	struct client_req	*r;
+	struct mcp_call		*n;
+	struct buf		 b = { 0 };
+	struct timespec		 until;
+	double			 deadline, t;
+	int			 rc;
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		json_decref(params);
+		return MCP_ENOMEM;
+	}
+	atomic_init(&r->refs, 2);	/* the worker and the loop */
+	pthread_mutex_init(&r->lock, NULL);
+	pthread_cond_init(&r->cond, NULL);
+	snprintf(r->id, sizeof(r->id), "s%u", atomic_fetch_add(&next_id, 1));
+	rc = mcp__buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"id\":\"");
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&b, r->id);
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&b, "\",\"method\":\"");
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&b, method);
+	if (rc == MCP_OK && params != NULL) {
+		rc = mcp__buf_adds(&b, "\",\"params\":");
+		if (rc == MCP_OK)
+			rc = mcp__buf_addjson(&b, params);
+		if (rc == MCP_OK)
+			rc = mcp__buf_addc(&b, '}');
+	} else if (rc == MCP_OK)
+		rc = mcp__buf_adds(&b, "\"}");
+	json_decref(params);
+	n = rc == MCP_OK ? mcp__call_new() : NULL;
+	if (n != NULL)
+		n->out = mcp__buf_steal(&b, &n->outlen);
+	mcp__buf_free(&b);
+	if (n == NULL || n->out == NULL) {
+		free(n);
+		req_unref(r);
+		req_unref(r);
+		return MCP_ENOMEM;
+	}
+	n->note_of = call;
+	n->req = r;
+	mcp__pool_post(call->pool, n);
+
+	deadline = now_s() + (timeout_ms > 0 ? timeout_ms :
+	    DEFAULT_TIMEOUT_MS) / 1000.0;
+	pthread_mutex_lock(&r->lock);
+	while (!r->done && !mcp_call_cancelled(call) &&
+	    (t = now_s()) < deadline) {
+		clock_gettime(CLOCK_REALTIME, &until);
+		t = deadline - t < 0.1 ? deadline - t : 0.1;
+		until.tv_nsec += (long)(t * 1e9);
+		until.tv_sec += until.tv_nsec / 1000000000;
+		until.tv_nsec %= 1000000000;
+		pthread_cond_timedwait(&r->cond, &r->lock, &until);
+	}
+	if (r->done) {
+		rc = r->rc;
+		*result = r->result;
+		r->result = NULL;
+	} else {
+		r->abandoned = 1;	/* a late answer is dropped */
+		rc = mcp_call_cancelled(call) ? MCP_ECANCELED : MCP_ETIMEDOUT;
+	}
+	pthread_mutex_unlock(&r->lock);
+	req_unref(r);
+	if (rc != MCP_OK)
+		MCP_LOG(MCP_LOG_INFO, "%s: %s", method, mcp_strerror(rc));
+	return rc;
+}
+
+static int
+refuse(json_t *params, const char *method, const char *why)
+{
+	json_decref(params);
+	MCP_LOG(MCP_LOG_INFO, "%s not sent: %s", method, why);
+	return MCP_ESTATE;
+}
+
+int
+mcp_call_sample(mcp_call *call, json_t *params, int timeout_ms,
+    json_t **result)
+{
+	*result = NULL;
+	if (params == NULL)
+		return MCP_ENOMEM;
+	if (!(call->caps & MCP_CAP_SAMPLING))
+		return refuse(params, "sampling/createMessage",
+		    "the client did not declare sampling");
+	return request(call, "sampling/createMessage", params, timeout_ms,
+	    result);
+}
+
+int
+mcp_call_elicit(mcp_call *call, json_t *params, int timeout_ms,
+    json_t **result)
+{
+	const char	*mode;
+
+	*result = NULL;
+	if (params == NULL)
+		return MCP_ENOMEM;
+	mode = json_string_value(json_object_get(params, "mode"));
+	if (mode != NULL && strcmp(mode, "url") == 0) {
+		if (!(call->caps & MCP_CAP_ELICIT_URL))
+			return refuse(params, "elicitation/create",
+			    "the client did not declare URL elicitation");
+	} else if (!(call->caps & MCP_CAP_ELICIT_FORM))
+		return refuse(params, "elicitation/create",
+		    "the client did not declare elicitation");
+	return request(call, "elicitation/create", params, timeout_ms, result);
+}
+
+int
+mcp_call_roots(mcp_call *call, int timeout_ms, json_t **result)
+{
+	*result = NULL;
+	if (!(call->caps & MCP_CAP_ROOTS))
+		return refuse(NULL, "roots/list",
+		    "the client did not declare roots");
+	return request(call, "roots/list", NULL, timeout_ms, result);
+}
+
+/* Loop, when a call is queued: what the client lets it ask. */
+int
+mcp__clientreq_caps(const struct session *s)
+{
+	json_t	*caps = s->client_caps, *e;
+	int	 bits = 0;
+
+	if (json_is_object(json_object_get(caps, "sampling")))
+		bits |= MCP_CAP_SAMPLING;
+	if (json_is_object(json_object_get(caps, "roots")))
+		bits |= MCP_CAP_ROOTS;
+	e = json_object_get(caps, "elicitation");
+	if (json_is_object(e)) {
+		/* {} means form only; "form" and "url" name the modes. */
+		if (json_object_size(e) == 0 ||
+		    json_object_get(e, "form") != NULL)
+			bits |= MCP_CAP_ELICIT_FORM;
+		if (json_object_get(e, "url") != NULL &&
+		    s->version >= MCP_V20251125)
+			bits |= MCP_CAP_ELICIT_URL;
+	}
+	return bits;
+}
