@@ -8,8 +8,10 @@
 
 CFLAGS_BENCH="-std=c11 -D_GNU_SOURCE -O2 -Wall -Wextra -Wshadow -Wstrict-prototypes"
 
-# CMD[SERVER]: the command line that starts SERVER (see pick_servers).
-declare -A CMD
+# CMD[SERVER]: the command line that starts SERVER (see pick_servers);
+# SOPTS[SERVER]: mcp-bench options for SERVER's runs alone, if any (say
+# the tool to call), set by server_cmd too.
+declare -A CMD SOPTS
 # Runs that failed (see run_rounds and bench_end).
 nfail=0
 
@@ -108,7 +110,8 @@ loadavg() {
 # seconds, with 1 and then 64 requests in flight (OPTS1 and OPTS64 being
 # the mcp-bench options for each), every server of SV in each, the order
 # rotating each round.  Each run's JSON line goes to RESULTS, with the
-# round and exit status; failures are counted in nfail.  Sets LOAD0, the
+# round and exit status; failures are counted in nfail.  SOPTS[SERVER]
+# adds options to that server's runs.  Sets LOAD0, the
 # load average at the start.
 run_rounds() {
 	local limit=$1 o1=$2 o64=$3 r c n i s opts line rc
@@ -127,8 +130,8 @@ run_rounds() {
 				s=${SV[$(((i + r) % n))]}
 				# shellcheck disable=SC2086
 				line=$(timeout -k 5 "$limit" build/mcp-bench -j \
-				    -T 10 "$@" -d "$DUR" $opts -l "$s" \
-				    -E "$SLOG" -- ${CMD[$s]})
+				    -T 10 "$@" ${SOPTS[$s]:-} -d "$DUR" $opts \
+				    -l "$s" -E "$SLOG" -- ${CMD[$s]})
 				rc=$?
 				if [ $rc -ne 0 ]; then
 					nfail=$((nfail + 1))

@@ -165,6 +165,7 @@ compile_app() {
 compile_app tools/mcp-demo.c build/mcp-demo
 compile_app tools/mcp-bench.c build/mcp-bench
 compile_app bench/floor-stdio.c build/floor-stdio
+compile_app bench/progress-server.c build/progress-server
 for f in test/t_*.c; do
 	compile_app "$f" "build/$(basename "$f" .c)"
 done

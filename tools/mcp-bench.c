@@ -81,16 +81,20 @@ struct opts {
 	long		 conns;		/* -k: POST connections */
 	long		 idle;		/* -i: idle sessions to open */
 	int		 raw;		/* -R: idle sessions not initialized */
+	long		 progress;	/* -g: notifications per call, or -1 */
 };
 
 struct sse;
 struct hconn;
 
-/* One request in flight: its id (0 when the slot is free) and the time
- * its batch was written. */
+/* One request in flight: its id (0 when the slot is free), the time its
+ * batch was written, and with -g the progress notifications received for
+ * it so far and the last progress value. */
 struct slot {
 	uint64_t	 id;
 	uint64_t	 t;
+	long		 nprog;
+	double		 lastprog;
 };
 
 struct bench {
@@ -101,6 +105,9 @@ struct bench {
 
 	char		*pre;		/* request text before the id */
 	size_t		 prelen;
+	char		*mid;		/* with -g: between the id and the id
+					 * again as progressToken, else "" */
+	size_t		 midlen;
 	char		*suf;		/* after the id, newline included */
 	size_t		 suflen;
 	size_t		 explen;
@@ -128,6 +135,7 @@ struct bench {
 	long		 unexpected;	/* unknown or duplicate id */
 	long		 missing;	/* never answered */
 	long		 other;		/* lines without an id */
+	long		 nprogress;	/* progress notifications, measured */
 	int		 shown;
 	int		 eof;
 	char		 proto[64];	/* protocolVersion the server chose */
@@ -172,14 +180,14 @@ usage(void)
 	fprintf(stderr,
 	    "usage: mcp-bench [-j] [-a args] [-c window] [-d seconds] "
 	    "[-E file]\n"
-	    "                 [-e expect] [-l label] [-n count] [-P cpu] "
-	    "[-p cpu]\n"
+	    "                 [-e expect] [-g progress] [-l label] [-n count] "
+	    "[-P cpu] [-p cpu]\n"
 	    "                 [-T timeout] [-t tool] [-w warmup] "
 	    "-- command [arg ...]\n"
 	    "       mcp-bench -u url [-jR] [-a args] [-c window] "
 	    "[-d seconds | -n count]\n"
-	    "                 [-E file] [-e expect] [-i sessions] [-k conns] "
-	    "[-l label]\n"
+	    "                 [-E file] [-e expect] [-g progress] "
+	    "[-i sessions] [-k conns] [-l label]\n"
 	    "                 [-P cpu] [-p cpu] [-T timeout] [-t tool] "
 	    "[-w warmup]\n"
 	    "                 [-S pid | -- command [arg ...]]\n");
@@ -629,6 +637,7 @@ refill(struct bench *b, long want)
 		if (s->id != 0)
 			break;	/* an old request still holds the slot */
 		s->id = id;
+		s->nprog = 0;
 		nd = sizeof(digits);
 		do {
 			digits[--nd] = (char)('0' + id % 10);
@@ -638,6 +647,12 @@ refill(struct bench *b, long want)
 		p += b->prelen;
 		memcpy(p, digits + nd, sizeof(digits) - (size_t)nd);
 		p += sizeof(digits) - (size_t)nd;
+		if (b->midlen > 0) {
+			memcpy(p, b->mid, b->midlen);
+			p += b->midlen;
+			memcpy(p, digits + nd, sizeof(digits) - (size_t)nd);
+			p += sizeof(digits) - (size_t)nd;
+		}
 		memcpy(p, b->suf, b->suflen);
 		p += b->suflen;
 		b->next_id++;
@@ -691,6 +706,51 @@ find_key(const char *line, size_t len, const char *key, size_t klen)
 }
 
 /*
+ * A line without an id: with -g, a notifications/progress for a request
+ * in flight (its progressToken is the request's id) is counted for that
+ * request, and its progress must be above the last; anything else is
+ * another line.
+ */
+static void
+handle_note(struct bench *b, const char *line, size_t len)
+{
+	const char	*p, *end;
+	struct slot	*s;
+	uint64_t	 id;
+	double		 v;
+	char		*e;
+
+	end = line + len;
+	if (b->o->progress < 0 || memmem(line, len,
+	    "\"notifications/progress\"", 24) == NULL) {
+		b->other++;	/* a notification or a log line */
+		return;
+	}
+	p = find_key(line, len, "\"progressToken\"", 15);
+	id = 0;
+	while (p != NULL && p < end && isdigit((unsigned char)*p))
+		id = id * 10 + (uint64_t)(*p++ - '0');
+	s = &b->ring[id & b->mask];
+	if (id == 0 || s->id != id) {
+		b->unexpected++;
+		show_bad(b, "progress for no request in flight", line, len);
+		return;
+	}
+	/* A ',' or '}' follows the number: strtod stops within the line. */
+	p = find_key(line, len, "\"progress\"", 10);
+	v = p != NULL ? strtod(p, &e) : 0;
+	if (p == NULL || e == p || e > end ||
+	    (s->nprog > 0 && !(v > s->lastprog))) {
+		b->errors++;
+		show_bad(b, "progress missing or not increasing", line, len);
+	}
+	s->nprog++;
+	s->lastprog = v;
+	if (b->record)
+		b->nprogress++;
+}
+
+/*
  * Handle one response line received at time T: match its id to a slot,
  * check that it carries a result with the expected text, and record the
  * latency in the measured phase.
@@ -701,6 +761,7 @@ handle_line(struct bench *b, const char *line, size_t len, uint64_t t)
 	const char	*p, *end;
 	struct slot	*s;
 	uint64_t	 id;
+	char		 why[96];
 
 	if (len > 0 && line[len - 1] == '\r')
 		len--;
@@ -709,7 +770,7 @@ handle_line(struct bench *b, const char *line, size_t len, uint64_t t)
 	end = line + len;
 	p = find_key(line, len, "\"id\"", 4);
 	if (p == NULL) {
-		b->other++;	/* a notification or a log line */
+		handle_note(b, line, len);
 		return;
 	}
 	if (p >= end || !isdigit((unsigned char)*p)) {
@@ -728,6 +789,12 @@ handle_line(struct bench *b, const char *line, size_t len, uint64_t t)
 	}
 	s->id = 0;
 	b->outstanding--;
+	if (b->o->progress >= 0 && s->nprog != b->o->progress) {
+		b->errors++;
+		snprintf(why, sizeof(why), "%ld progress notifications before "
+		    "the response, not %ld", s->nprog, b->o->progress);
+		show_bad(b, why, line, len);
+	}
 	if (b->record) {
 		if (b->nlat == b->latcap) {
 			b->latcap = b->latcap ? b->latcap * 2 : 65536;
@@ -1055,6 +1122,8 @@ static void
 build_template(struct bench *b)
 {
 	static const char pre[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+	static const char mid[] = ",\"method\":\"tools/call\","
+	    "\"params\":{\"_meta\":{\"progressToken\":";
 	const struct opts *o = b->o;
 	size_t		 n;
 	int		 r;
@@ -1068,14 +1137,27 @@ build_template(struct bench *b)
 			diex("-t: the tool name needs no JSON escaping");
 	n = strlen(o->tool) + strlen(o->args) + 128;
 	b->suf = xmalloc(n);
-	r = snprintf(b->suf, n, ",\"method\":\"tools/call\",\"params\":"
-	    "{\"name\":\"%s\",\"arguments\":%s}}\n", o->tool, o->args);
+	if (o->progress >= 0) {
+		/* The id once more, as the progress token. */
+		b->mid = xmalloc(sizeof(mid));
+		memcpy(b->mid, mid, sizeof(mid));
+		r = snprintf(b->suf, n, "},\"name\":\"%s\",\"arguments\":%s}}\n",
+		    o->tool, o->args);
+	} else {
+		b->mid = xmalloc(1);
+		b->mid[0] = '\0';
+		r = snprintf(b->suf, n, ",\"method\":\"tools/call\","
+		    "\"params\":{\"name\":\"%s\",\"arguments\":%s}}\n",
+		    o->tool, o->args);
+	}
 	if (r < 0 || (size_t)r >= n)
 		diex("template too long");
 	b->suflen = (size_t)r;
+	b->midlen = strlen(b->mid);
 	if (memchr(o->args, '\n', strlen(o->args)) != NULL)
 		diex("-a: the arguments must fit on one line");
-	b->ocap = (size_t)o->conc * (b->prelen + 20 + b->suflen);
+	b->ocap = (size_t)o->conc * (b->prelen + 20 + b->midlen + 20 +
+	    b->suflen);
 	b->obuf = xmalloc(b->ocap);
 }
 
@@ -1141,6 +1223,11 @@ report(struct bench *b, const char *label, uint64_t elns, uint64_t sns,
 	    label, o->conc, b->nlat, rps, pct(b, 0.50), pct(b, 0.99),
 	    scpu, ccpu, idle, peak, b->errors + b->unexpected +
 	    b->http_errors, b->missing);
+	if (o->progress >= 0)
+		fprintf(o->json ? stderr : stdout, "%s progress: %ld "
+		    "notifications, %.0f/s, %.2f per call\n", label,
+		    b->nprogress, el > 0 ? (double)b->nprogress / el : 0,
+		    b->nlat > 0 ? (double)b->nprogress / (double)b->nlat : 0);
 	if (o->json) {
 		printf("{\"label\":\"");
 		json_str(stdout, label);
@@ -1162,6 +1249,12 @@ report(struct bench *b, const char *label, uint64_t elns, uint64_t sns,
 		json_str(stdout, b->proto);
 		printf("\",\"transport\":\"%s\"", o->url != NULL ? "sse" :
 		    "stdio");
+		if (o->progress >= 0)
+			printf(",\"progress\":%ld,\"progress_per_s\":%.1f,"
+			    "\"progress_per_call\":%.3f", b->nprogress,
+			    el > 0 ? (double)b->nprogress / el : 0,
+			    b->nlat > 0 ? (double)b->nprogress /
+			    (double)b->nlat : 0);
 		if (o->url != NULL) {
 			printf(",\"conns\":%ld,\"http_errors\":%ld,"
 			    "\"reconnects\":%ld,\"stop_s\":%.3f,"
@@ -2168,7 +2261,8 @@ send_calls(struct bench *b, long want)
 			break;	/* an old request still holds the slot */
 		c = conn_get(b);
 		nd = fmt_u64(digits, id);
-		blen = b->prelen + nd + b->suflen - 1;	/* no newline */
+		blen = b->prelen + nd + (b->midlen > 0 ? b->midlen + nd : 0) +
+		    b->suflen - 1;			/* no newline */
 		nl = fmt_u64(len, blen);
 		need = b->callhdrlen + nl + 4 + blen;
 		grow(&c->out, c->olen, &c->ocap, need);
@@ -2183,12 +2277,19 @@ send_calls(struct bench *b, long want)
 		p += b->prelen;
 		memcpy(p, digits, nd);
 		p += nd;
+		if (b->midlen > 0) {
+			memcpy(p, b->mid, b->midlen);
+			p += b->midlen;
+			memcpy(p, digits, nd);
+			p += nd;
+		}
 		memcpy(p, b->suf, b->suflen - 1);
 		c->olen += need;
 		c->busy = 1;
 		c->kind = PK_CALL;
 		c->id = id;
 		s->id = id;
+		s->nprog = 0;
 		s->t = now_ns();
 		b->next_id++;
 		b->outstanding++;
@@ -2539,6 +2640,7 @@ static void
 free_bench(struct bench *b)
 {
 	free(b->pre);
+	free(b->mid);
 	free(b->suf);
 	free(b->obuf);
 	free(b->ibuf);
@@ -2738,9 +2840,10 @@ main(int argc, char *argv[])
 	o.args = "{\"text\":\"hello world\"}";
 	o.timeout = 10;
 	o.cpu_client = o.cpu_server = -1;
+	o.progress = -1;
 	count_set = 0;
 	for (;;) {
-		ch = getopt(argc, argv, "a:c:d:E:e:hi:jk:l:n:P:p:RS:T:t:u:w:");
+		ch = getopt(argc, argv, "a:c:d:E:e:g:hi:jk:l:n:P:p:RS:T:t:u:w:");
 		if (ch == -1)
 			break;
 		switch (ch) {
@@ -2758,6 +2861,9 @@ main(int argc, char *argv[])
 			break;
 		case 'e':
 			o.expect = optarg;
+			break;
+		case 'g':
+			o.progress = parse_long(optarg, 0, 1000000, "-g");
 			break;
 		case 'i':
 			o.idle = parse_long(optarg, 1, 1000000, "-i");
