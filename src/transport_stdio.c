@@ -244,6 +244,8 @@ read_cb(struct ev_loop *loop, ev_io *w, int revents)
 		mcp__buf_reset(&t->in);
 		t->scanned = 0;
 		MCP_LOG(MCP_LOG_INFO, "stdio: end of input");
+		/* No answer can come now: callbacks waiting for one stop. */
+		mcp__clientreq_drop(t->sess, NULL);
 		mcp__stdio_stop_input(t);
 		mcp__server_input_done(t->srv);
 		return;

@@ -4,6 +4,9 @@
  * (CONFORMANCE.md 4.3 and 4.4), and tools that change the server while
  * it runs, from a worker thread: touch (resources/updated for a URI),
  * add_resource, remove_resource, add_prompt, add_tool and remove_tool.
+ * For test/features3.mjs, tools that make requests to the client from
+ * inside the callback: sample (sampling/createMessage), elicit
+ * (elicitation/create, form or url mode) and roots (roots/list).
  * Built by the Makefile as build/feat-server; uses the public API only.
  */
 #include <stdio.h>
@@ -30,6 +33,18 @@ static const char uri_schema[] =
 static const char name_schema[] =
     "{\"type\":\"object\",\"required\":[\"name\"],"
     "\"properties\":{\"name\":{\"type\":\"string\"}}}";
+static const char sample_schema[] =
+    "{\"type\":\"object\",\"required\":[\"prompt\"],"
+    "\"properties\":{\"prompt\":{\"type\":\"string\"},"
+    "\"timeout_ms\":{\"type\":\"integer\"}}}";
+static const char elicit_schema[] =
+    "{\"type\":\"object\",\"required\":[\"message\"],"
+    "\"properties\":{\"message\":{\"type\":\"string\"},"
+    "\"mode\":{\"type\":\"string\",\"enum\":[\"form\",\"url\"]},"
+    "\"timeout_ms\":{\"type\":\"integer\"}}}";
+static const char roots_schema[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"timeout_ms\":{\"type\":\"integer\"}}}";
 
 static void
 static_text(mcp_call *call)
@@ -199,6 +214,123 @@ remove_tool(mcp_call *call)
 	mcp_result_textf(call, "rc %d", mcp_tool_unregister(srv, name));
 }
 
+/*
+ * The requests to the client. On failure: an isError result "WHAT
+ * failed: <mcp_strerror(rc)>", followed for MCP_ECLIENT by ": <the
+ * client's error message> (<its code>)".
+ */
+static void
+request_failed(mcp_call *call, const char *what, int rc, json_t *res)
+{
+	json_t		*msg, *code;
+
+	if (rc == MCP_ECLIENT && json_is_object(res)) {
+		msg = json_object_get(res, "message");
+		code = json_object_get(res, "code");
+		mcp_result_errorf(call, "%s failed: %s: %s (%lld)", what,
+		    mcp_strerror(rc), json_is_string(msg) ?
+		    json_string_value(msg) : "(no message)",
+		    json_is_integer(code) ? (long long)json_integer_value(code) :
+		    0LL);
+	} else
+		mcp_result_errorf(call, "%s failed: %s", what,
+		    mcp_strerror(rc));
+}
+
+/* V as compact JSON ("null" for NULL), into a new string. */
+static char *
+compact(const json_t *v)
+{
+	if (v == NULL)
+		return strdup("null");
+	return json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+}
+
+/* timeout_ms from the arguments, 0 (the library's default) if absent. */
+static int
+timeout_arg(mcp_call *call)
+{
+	json_t	*t = json_object_get(mcp_call_args(call), "timeout_ms");
+
+	return json_is_integer(t) ? (int)json_integer_value(t) : 0;
+}
+
+static void
+sample(mcp_call *call)
+{
+	const char	*prompt, *text;
+	json_t		*params, *res = NULL;
+	int		 rc;
+
+	if (mcp_args_unpack(call, "{s:s}", "prompt", &prompt) != MCP_OK)
+		return;
+	params = json_pack("{s:[{s:s, s:{s:s, s:s}}], s:i}", "messages",
+	    "role", "user", "content", "type", "text", "text", prompt,
+	    "maxTokens", 100);
+	rc = mcp_call_sample(call, params, timeout_arg(call), &res);
+	if (rc != MCP_OK)
+		request_failed(call, "sampling", rc, res);
+	else {
+		text = json_string_value(json_object_get(json_object_get(res,
+		    "content"), "text"));
+		mcp_result_textf(call, "sampled: %s", text != NULL ? text :
+		    "(no text)");
+	}
+	json_decref(res);
+}
+
+static void
+elicit(mcp_call *call)
+{
+	const char	*message, *mode = "form", *action;
+	json_t		*params, *res = NULL;
+	char		*content;
+	int		 rc;
+
+	if (mcp_args_unpack(call, "{s:s, s?s}", "message", &message, "mode",
+	    &mode) != MCP_OK)
+		return;
+	if (strcmp(mode, "url") == 0)
+		params = json_pack("{s:s, s:s, s:s, s:s}", "mode", "url",
+		    "message", message, "url", "https://example.com/x",
+		    "elicitationId", "e1");
+	else
+		params = json_pack("{s:s, s:{s:s, s:{s:{s:s}}, s:[s]}}",
+		    "message", message, "requestedSchema", "type", "object",
+		    "properties", "name", "type", "string", "required",
+		    "name");
+	rc = mcp_call_elicit(call, params, timeout_arg(call), &res);
+	if (rc != MCP_OK)
+		request_failed(call, "elicitation", rc, res);
+	else {
+		action = json_string_value(json_object_get(res, "action"));
+		content = compact(json_object_get(res, "content"));
+		mcp_result_textf(call, "elicited: action=%s content=%s",
+		    action != NULL ? action : "(none)",
+		    content != NULL ? content : "?");
+		free(content);
+	}
+	json_decref(res);
+}
+
+static void
+roots(mcp_call *call)
+{
+	json_t	*res = NULL;
+	char	*list;
+	int	 rc;
+
+	rc = mcp_call_roots(call, timeout_arg(call), &res);
+	if (rc != MCP_OK)
+		request_failed(call, "roots", rc, res);
+	else {
+		list = compact(json_object_get(res, "roots"));
+		mcp_result_textf(call, "roots: %s", list != NULL ? list : "?");
+		free(list);
+	}
+	json_decref(res);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -280,6 +412,17 @@ main(int argc, char *argv[])
 	if (rc == MCP_OK)
 		rc = mcp_tool_register(srv, "remove_tool", "Removes a tool",
 		    name_schema, remove_tool, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "sample", "Asks the client to "
+		    "sample (sampling/createMessage)", sample_schema, sample,
+		    NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "elicit", "Asks the client for "
+		    "input (elicitation/create)", elicit_schema, elicit, NULL,
+		    NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "roots", "Asks the client for its "
+		    "roots (roots/list)", roots_schema, roots, NULL, NULL);
 	if (rc == MCP_OK)
 		rc = mcp_server_main(srv, argc, argv);
 	else
