@@ -18,22 +18,19 @@
 // server's stderr is shown as TAP comments only when something failed.
 // MCP_DEMO in the environment names another server binary.
 
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isDeepStrictEqual, inspect } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import {
-	SseParser, Waitable, diag, eachLine, errText, finish, globalTimeout, is, listening, ok,
-	settle, sleep, tap, textOf, within,
+	diag, errText, globalTimeout, is, ok, settle, sleep, tap, textOf, within,
 } from './node/harness.mjs';
+import {
+	RawSse, RawStdio, closeSdk as closeSdkConn, end, httpServerFor, isProgress, openSdk as openSdkConn,
+	rawToken, show, stop,
+} from './node/mcp-clients.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const SDK = path.join(HERE, 'node/node_modules/@modelcontextprotocol/sdk/dist/esm');
-const { Client } = await import(pathToFileURL(path.join(SDK, 'client/index.js')).href);
-const { StdioClientTransport } = await import(pathToFileURL(path.join(SDK, 'client/stdio.js')).href);
-const { SSEClientTransport } = await import(pathToFileURL(path.join(SDK, 'client/sse.js')).href);
 
 const SERVER = path.resolve(process.env.MCP_DEMO ?? path.join(HERE, '../build/mcp-demo'));
 const GLOBAL_TIMEOUT_MS = 60000;
@@ -46,70 +43,7 @@ const GROUPS = ['sdk', 'raw', 'timeout'].filter(g =>
 
 // ---- TAP (test/node/harness.mjs; tap.label names the transport) ---------------
 
-const stderrLog = [];		// every server's stderr, shown on failure
-
-function show(v) {
-	return inspect(v, { depth: 8, breakLength: Infinity, maxStringLength: 300 });
-}
 tap.show = show;
-
-// ---- processes ---------------------------------------------------------------
-
-const procs = new Set();	// {child, exited, exit}: everything we spawned
-const sockets = new Set();	// open HTTP requests (SSE streams), destroyed at the end
-
-function track(child, tag) {
-	const p = { child, exit: null };
-	procs.add(p);
-	p.exited = new Promise(resolve => {
-		child.once('exit', (code, signal) => {
-			p.exit = { code, signal };
-			procs.delete(p);
-			resolve(p.exit);
-		});
-		child.once('error', e => {
-			stderrLog.push(`[${tag}] spawn: ${e.message}`);
-			p.exit = { error: e.message };
-			procs.delete(p);
-			resolve(p.exit);
-		});
-	});
-	if (child.stderr)
-		eachLine(child.stderr, line => {
-			stderrLog.push(`[${tag}] ${line}`);
-			if (stderrLog.length > 2000)
-				stderrLog.splice(0, stderrLog.length - 1000);
-		});
-	return p;
-}
-
-function killAll() {
-	for (const s of sockets)
-		try { s.destroy(); } catch { /* gone */ }
-	for (const p of procs)
-		try { p.child.kill('SIGKILL'); } catch { /* gone */ }
-}
-
-// Asks P to end (SIGTERM, or end of stdin), SIGKILL after LIMIT ms.
-async function stop(p, how = 'SIGTERM', limit = 3000) {
-	if (p === undefined || p.exit !== null)
-		return;
-	try {
-		if (how === 'stdin')
-			p.child.stdin.end();
-		else
-			p.child.kill(how);
-	} catch { /* gone */ }
-	if (await within(p.exited, limit) === null) {
-		try { p.child.kill('SIGKILL'); } catch { /* gone */ }
-		await within(p.exited, 2000);
-	}
-}
-
-function end() {
-	killAll();
-	finish(stderrLog);
-}
 
 const globalTimer = globalTimeout(GLOBAL_TIMEOUT_MS, end, '');
 
@@ -119,222 +53,29 @@ function increasing(xs) {
 	return xs.every((x, i) => i === 0 || x > xs[i - 1]);
 }
 
-const isProgress = e => e.msg?.method === 'notifications/progress';
-
-// The raw JSON text of a progress notification's token, as the server wrote
-// it (the server writes compact JSON; 2^53+1 would not survive JSON.parse).
-function rawToken(e) {
-	const m = /"progressToken":("(?:[^"\\]|\\.)*"|[^,}]*)/.exec(e.raw);
-	return m ? m[1] : undefined;
-}
-
 // ---- servers -----------------------------------------------------------------
 
 // The HTTP server for ARGS (one per set of options), started once: its base
 // URL, from the "listening on http://.../sse" line on stderr.
 const httpServers = new Map();
 
-function httpServer(args) {
-	const key = args.join(' ');
-	if (!httpServers.has(key))
-		httpServers.set(key, startHttp(args, `http ${key}`.trim()));
-	return httpServers.get(key);
-}
-
-function startHttp(args, tag) {
-	return new Promise(resolve => {
-		// stdin stays an open pipe: were stdio served too, EOF would end it.
-		const child = spawn(SERVER, ['--http', '127.0.0.1:0', ...args],
-		    { stdio: ['pipe', 'ignore', 'pipe'] });
-		const p = track(child, tag);
-		const timer = setTimeout(() => resolve({ p, base: null }), 5000);
-		eachLine(child.stderr, line => {
-			const l = listening(line);
-			if (l) {
-				clearTimeout(timer);
-				resolve({ p, base: l.base });
-			}
-		});
-		p.exited.then(() => { clearTimeout(timer); resolve({ p, base: null }); });
-	});
-}
+const httpServer = args => httpServerFor(httpServers, SERVER, args);
 
 // ---- raw connections -----------------------------------------------------------
 
-// Every message from the server, in order: {seq, t, raw, msg}. send() takes
-// an object or a string (one message) and resolves once it is written (stdio)
-// or its POST is answered (SSE: {status}).
-class Raw extends Waitable {
-	constructor(tag) {
-		super();
-		this.tag = tag;
-		this.msgs = [];
-		this.bad = [];
-		this.nextId = 1000;
-	}
-
-	_push(raw) {
-		let msg;
-		try { msg = JSON.parse(raw); } catch { this.bad.push(raw); }
-		this.msgs.push({ seq: this.msgs.length, t: Date.now(), raw, msg });
-		this._wake();
-	}
-
-	// Resolves true once cond() holds, or cond() after MS.
-	until(cond, ms = 5000) {
-		return super.until(cond, ms);
-	}
-
-	responses(id) {
-		return this.msgs.filter(e => e.msg && !('method' in e.msg) &&
-		    isDeepStrictEqual(e.msg.id, id));
-	}
-
-	progress(tokenRaw) {
-		return this.msgs.filter(e => isProgress(e) && rawToken(e) === tokenRaw);
-	}
-
-	async answer(id, ms = 5000) {
-		await this.until(() => this.responses(id).length > 0 || this.gone(), ms);
-		return this.responses(id)[0];
-	}
-
-	// Sends a request and waits for its answer: the entry, or undefined.
-	async request(method, params, ms = 5000) {
-		const id = this.nextId++;
-		const m = { jsonrpc: '2.0', id, method };
-		if (params !== undefined)
-			m.params = params;
-		await this.send(m);
-		return this.answer(id, ms);
-	}
-
-	async init() {
-		const r = await this.request('initialize', {
-			protocolVersion: '2025-11-25', capabilities: {},
-			clientInfo: { name: 'libmcp-features', version: '1' }
-		});
-		await this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-		return r;
-	}
-}
-
-class RawStdio extends Raw {
-	constructor(args, tag) {
-		super(tag);
-		this.child = spawn(SERVER, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-		this.p = track(this.child, tag);
-		this.p.exited.then(() => this._wake());
-		this.child.stdin.on('error', () => { /* reported by gone() */ });
-		this.child.stdout.setEncoding('utf8');
-		eachLine(this.child.stdout, line => this._push(line));
-	}
-
-	gone() {
-		return this.p.exit !== null;
-	}
-
-	send(m) {
-		const line = (typeof m === 'string' ? m : JSON.stringify(m)) + '\n';
-		return new Promise(resolve => {
-			if (!this.child.stdin.writable)
-				return resolve({ error: 'stdin closed' });
-			this.child.stdin.write(line, e => resolve(e ? { error: e.message } : {}));
-		});
-	}
-
-	close() {
-		return stop(this.p, 'stdin');
-	}
-}
-
-function post(url, body) {
-	return new Promise(resolve => {
-		const u = new URL(url);
-		const req = http.request({
-			host: u.hostname, port: u.port, path: u.pathname + u.search,
-			method: 'POST', agent: false,
-			headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
-		}, res => {
-			let b = '';
-			res.setEncoding('utf8');
-			res.on('data', d => { b += d; });
-			res.on('end', () => resolve({ status: res.statusCode, body: b }));
-			res.on('error', e => resolve({ error: e.message }));
-		});
-		req.on('error', e => resolve({ error: e.message }));
-		req.end(body);
-	});
-}
-
-class RawSse extends Raw {
-	// Opens a session (GET /sse) on the server at BASE; resolves once the
-	// endpoint event has come.
-	static open(base, tag) {
-		const c = new RawSse(tag);
-		c.base = base;
-		c.posts = [];
-		c.ended = false;
-		return new Promise(resolve => {
-			const u = new URL(base + '/sse');
-			const req = http.request({
-				host: u.hostname, port: u.port, path: u.pathname, method: 'GET',
-				agent: false, headers: { accept: 'text/event-stream' }
-			});
-			c.req = req;
-			sockets.add(req);
-			const timer = setTimeout(() => resolve(c), 5000);
-			req.on('error', e => { c.error = e.message; c.ended = true; c._wake(); resolve(c); });
-			req.on('response', res => {
-				c.status = res.statusCode;
-				res.setEncoding('utf8');
-				const parser = new SseParser(ev => {
-					if (ev.type !== 'event')
-						return;
-					if (ev.event === 'endpoint') {
-						c.endpoint = new URL(ev.data, base + '/sse').href;
-						clearTimeout(timer);
-						resolve(c);
-					} else {
-						c._push(ev.data);
-					}
-				});
-				res.on('data', d => parser.feed(d, Date.now()));
-				res.on('end', () => { c.ended = true; c._wake(); resolve(c); });
-				res.on('error', () => { c.ended = true; c._wake(); });
-			});
-			req.end();
-		});
-	}
-
-	gone() {
-		return this.ended;
-	}
-
-	async send(m) {
-		if (!this.endpoint)
-			return { error: 'no endpoint' };
-		const r = await post(this.endpoint, typeof m === 'string' ? m : JSON.stringify(m));
-		this.posts.push(r);
-		return r;
-	}
-
-	close() {
-		try { this.req.destroy(); } catch { /* gone */ }
-		sockets.delete(this.req);
-	}
-}
+// test/node/mcp-clients.mjs: RawStdio, RawSse; request ids from 1000.
+const RAW = { nextId: 1000, clientName: 'libmcp-features' };
 
 // A raw, initialized connection of KIND to a server with ARGS.
 async function openRaw(kind, args = [], tag = 'raw') {
 	let c;
 	if (kind === 'stdio') {
-		c = new RawStdio(args, `stdio ${tag}`);
+		c = new RawStdio(SERVER, args, `stdio ${tag}`, RAW);
 	} else {
 		const srv = await httpServer(args);
 		if (srv.base === null)
 			return { error: 'the HTTP server did not start' };
-		c = await RawSse.open(srv.base, `sse ${tag}`);
+		c = await RawSse.open(srv.base, `sse ${tag}`, RAW);
 		if (!c.endpoint)
 			return { error: `no endpoint event (status ${c.status}, ${c.error ?? 'no error'})` };
 	}
@@ -354,50 +95,14 @@ const sleepCall = (id, ms, meta) => ({
 
 // ---- SDK connections -----------------------------------------------------------
 
-// The SDK client on KIND to a server with ARGS; conn.received records every
-// message the transport hands up, in order.
-async function openSdk(kind, args = [], tag = 'sdk') {
-	let transport;
-	const conn = { received: [], sent: [], errors: [] };
-	if (kind === 'stdio') {
-		transport = new StdioClientTransport({ command: SERVER, args, stderr: 'pipe' });
-		const start = transport.start.bind(transport);
-		transport.start = async () => {
-			await start();
-			if (transport._process)
-				conn.p = track(transport._process, `stdio ${tag}`);
-		};
-	} else {
-		const srv = await httpServer(args);
-		if (srv.base === null)
-			return { connectError: new Error('the HTTP server did not start') };
-		transport = new SSEClientTransport(new URL(srv.base + '/sse'));
-	}
-	const send = transport.send.bind(transport);
-	transport.send = (msg, o) => {
-		conn.sent.push({ t: Date.now(), msg });
-		return send(msg, o);
-	};
-	const client = new Client({ name: 'libmcp-features', version: '1.0.0' });
-	client.onerror = e => conn.errors.push(e);
-	conn.client = client;
-	conn.transport = transport;
-	const r = await settle(client.connect(transport), 8000);
-	conn.connectError = r.error;
-	// The SDK installed its handler when connecting: wrap it.
-	const handler = transport.onmessage;
-	transport.onmessage = (msg, extra) => {
-		conn.received.push({ seq: conn.received.length, t: Date.now(), msg });
-		handler?.(msg, extra);
-	};
-	return conn;
+// The SDK client on KIND to a server with ARGS (test/node/mcp-clients.mjs);
+// conn.received records every message the transport hands up, in order.
+function openSdk(kind, args = [], tag = 'sdk') {
+	return openSdkConn({ kind, server: SERVER, args, tag, httpServer,
+	    clientInfo: { name: 'libmcp-features', version: '1.0.0' } });
 }
 
-async function closeSdk(conn) {
-	await settle(conn.client.close(), 3000);
-	if (conn.p)
-		await stop(conn.p, 'SIGTERM', 3000);
-}
+const closeSdk = closeSdkConn;
 
 // ---- sdk: onprogress, the logging capability, an aborted call ---------------
 

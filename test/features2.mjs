@@ -18,15 +18,14 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isDeepStrictEqual, inspect } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
+import {
+	closeSdk, httpServerFor, killAll, openSdk as openSdkConn, sdk, show, stderrLog, stop, track,
+} from './node/mcp-clients.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const SDK = path.join(HERE, 'node/node_modules/@modelcontextprotocol/sdk/dist/esm');
-const { Client } = await import(pathToFileURL(path.join(SDK, 'client/index.js')).href);
-const { StdioClientTransport } = await import(pathToFileURL(path.join(SDK, 'client/stdio.js')).href);
-const { SSEClientTransport } = await import(pathToFileURL(path.join(SDK, 'client/sse.js')).href);
-const { McpError } = await import(pathToFileURL(path.join(SDK, 'types.js')).href);
+const { McpError } = sdk.types;
 
 let SERVER = path.resolve(process.env.FEAT_SERVER ?? path.join(HERE, '../build/feat-server'));
 const DEMO = path.resolve(process.env.MCP_DEMO ?? path.join(HERE, '../build/mcp-demo'));
@@ -41,7 +40,6 @@ const KINDS = ['stdio', 'sse'].filter(k => !want.some(a => ['stdio', 'sse'].incl
 let n = 0;
 let failed = 0;
 let label = '';
-const stderrLog = [];		// every server's stderr, shown on failure
 
 function out(s) {
 	process.stdout.write(s + '\n');
@@ -52,9 +50,6 @@ function diag(s) {
 		out('# ' + (line.length > 1000 ? line.slice(0, 1000) + '...' : line));
 }
 
-function show(v) {
-	return inspect(v, { depth: 8, breakLength: Infinity, maxStringLength: 300 });
-}
 
 function ok(cond, name, info) {
 	n++;
@@ -74,63 +69,7 @@ function is(got, want, name, extra) {
 	    `expected: ${show(want)}\n     got: ${show(got)}`);
 }
 
-// ---- processes ---------------------------------------------------------------
-
-const procs = new Set();	// {child, exited, exit}: everything we spawned
-const sockets = new Set();	// open HTTP requests (SSE streams), destroyed at the end
-
-function track(child, tag) {
-	const p = { child, exit: null };
-	procs.add(p);
-	p.exited = new Promise(resolve => {
-		child.once('exit', (code, signal) => {
-			p.exit = { code, signal };
-			procs.delete(p);
-			resolve(p.exit);
-		});
-		child.once('error', e => {
-			stderrLog.push(`[${tag}] spawn: ${e.message}`);
-			p.exit = { error: e.message };
-			procs.delete(p);
-			resolve(p.exit);
-		});
-	});
-	let buf = '';
-	child.stderr?.on('data', chunk => {
-		buf += chunk.toString('utf8');
-		let k;
-		while ((k = buf.indexOf('\n')) >= 0) {
-			stderrLog.push(`[${tag}] ${buf.slice(0, k)}`);
-			buf = buf.slice(k + 1);
-		}
-		if (stderrLog.length > 2000)
-			stderrLog.splice(0, stderrLog.length - 1000);
-	});
-	return p;
-}
-
-function killAll() {
-	for (const s of sockets)
-		try { s.destroy(); } catch { /* gone */ }
-	for (const p of procs)
-		try { p.child.kill('SIGKILL'); } catch { /* gone */ }
-}
-
-// Asks P to end (SIGTERM, or end of stdin), SIGKILL after LIMIT ms.
-async function stop(p, how = 'SIGTERM', limit = 3000) {
-	if (p === undefined || p.exit !== null)
-		return;
-	try {
-		if (how === 'stdin')
-			p.child.stdin.end();
-		else
-			p.child.kill(how);
-	} catch { /* gone */ }
-	if (await within(p.exited, limit) === null) {
-		try { p.child.kill('SIGKILL'); } catch { /* gone */ }
-		await within(p.exited, 2000);
-	}
-}
+// ---- processes (test/node/mcp-clients.mjs) -------------------------------------
 
 function finish() {
 	killAll();
@@ -193,79 +132,16 @@ function textOf(result) {
 // URL, from the "listening on http://.../sse" line on stderr.
 const httpServers = new Map();
 
-function httpServer(args) {
-	const key = args.join(' ');
-	if (!httpServers.has(key))
-		httpServers.set(key, startHttp(args, `http ${key}`.trim()));
-	return httpServers.get(key);
-}
-
-function startHttp(args, tag) {
-	return new Promise(resolve => {
-		// stdin stays an open pipe: were stdio served too, EOF would end it.
-		const child = spawn(SERVER, ['--http', '127.0.0.1:0', ...args],
-		    { stdio: ['pipe', 'ignore', 'pipe'] });
-		const p = track(child, tag);
-		let buf = '';
-		const timer = setTimeout(() => resolve({ p, base: null }), 5000);
-		child.stderr.on('data', chunk => {
-			buf += chunk.toString('utf8');
-			const m = /listening on (http:\/\/\S+)/.exec(buf);
-			if (m) {
-				clearTimeout(timer);
-				resolve({ p, base: m[1].replace(/\/+$/, '').replace(/\/sse$/, '') });
-			}
-		});
-		p.exited.then(() => { clearTimeout(timer); resolve({ p, base: null }); });
-	});
-}
-
+const httpServer = args => httpServerFor(httpServers, SERVER, args);
 
 // ---- SDK connections -----------------------------------------------------------
 
-async function openSdk(kind, args = [], tag = 'sdk') {
-	let transport;
-	const conn = { received: [], sent: [], errors: [] };
-	if (kind === 'stdio') {
-		transport = new StdioClientTransport({ command: SERVER, args, stderr: 'pipe' });
-		const start = transport.start.bind(transport);
-		transport.start = async () => {
-			await start();
-			if (transport._process)
-				conn.p = track(transport._process, `stdio ${tag}`);
-		};
-	} else {
-		const srv = await httpServer(args);
-		if (srv.base === null)
-			return { connectError: new Error('the HTTP server did not start') };
-		transport = new SSEClientTransport(new URL(srv.base + '/sse'));
-	}
-	const send = transport.send.bind(transport);
-	transport.send = (msg, o) => {
-		conn.sent.push({ t: Date.now(), msg });
-		return send(msg, o);
-	};
-	const client = new Client({ name: 'libmcp-features', version: '1.0.0' });
-	client.onerror = e => conn.errors.push(e);
-	conn.client = client;
-	conn.transport = transport;
-	const r = await settle(client.connect(transport), 8000);
-	conn.connectError = r.error;
-	// The SDK installed its handler when connecting: wrap it.
-	const handler = transport.onmessage;
-	transport.onmessage = (msg, extra) => {
-		conn.received.push({ seq: conn.received.length, t: Date.now(), msg });
-		handler?.(msg, extra);
-	};
-	return conn;
+// The SDK client on KIND to SERVER with ARGS (test/node/mcp-clients.mjs);
+// conn.received records every message the transport hands up, in order.
+function openSdk(kind, args = [], tag = 'sdk') {
+	return openSdkConn({ kind, server: SERVER, args, tag, httpServer,
+	    clientInfo: { name: 'libmcp-features', version: '1.0.0' } });
 }
-
-async function closeSdk(conn) {
-	await settle(conn.client.close(), 3000);
-	if (conn.p)
-		await stop(conn.p, 'SIGTERM', 3000);
-}
-
 
 // Waits up to MS for a received message matching PRED (from index FROM on).
 async function waitFor(conn, pred, ms = 3000, from = 0) {
@@ -341,7 +217,7 @@ async function resourcesGroup(kind) {
 	is([e.code, e.message], [-32002, 'MCP error -32002: no such id'],
 	    'read: the callback can answer with its own JSON-RPC error', e);
 	e = await rpcError(client.request({ method: 'resources/read', params: {} },
-	    (await import(pathToFileURL(path.join(SDK, 'types.js')).href)).ReadResourceResultSchema));
+	    sdk.types.ReadResourceResultSchema));
 	is(e.code, -32602, 'read: no uri gives -32602', e);
 
 	// Subscriptions: only subscribers hear of updates.

@@ -25,24 +25,20 @@
 //
 // FEAT_SERVER in the environment names another binary.
 
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import http from 'node:http';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { isDeepStrictEqual, inspect } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual } from 'node:util';
 import {
-	SseParser, Waitable, diag, eachLine, errText, finish, globalTimeout, is, listening, ok,
-	settle, sleep, tap, textOf, within,
+	diag, errText, globalTimeout, is, ok, settle, sleep, tap, textOf, within,
 } from './node/harness.mjs';
+import {
+	RawSse, RawStdio, closeSdk, end, isRequest, isResponse, openSdk as openSdkConn, sdk, show,
+	startHttp, stop,
+} from './node/mcp-clients.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const SDK = path.join(HERE, 'node/node_modules/@modelcontextprotocol/sdk/dist/esm');
-const { Client } = await import(pathToFileURL(path.join(SDK, 'client/index.js')).href);
-const { StdioClientTransport } = await import(pathToFileURL(path.join(SDK, 'client/stdio.js')).href);
-const { SSEClientTransport } = await import(pathToFileURL(path.join(SDK, 'client/sse.js')).href);
-const { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } =
-    await import(pathToFileURL(path.join(SDK, 'types.js')).href);
+const { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } = sdk.types;
 
 const SERVER = path.resolve(process.env.FEAT_SERVER ?? path.join(HERE, '../build/feat-server'));
 const GLOBAL_TIMEOUT_MS = 45000;
@@ -55,70 +51,7 @@ const GROUPS = ALL_GROUPS.filter(g => !want.some(a => ALL_GROUPS.includes(a)) ||
 const ROOTS = [{ uri: 'file:///tmp/project-a', name: 'a' }, { uri: 'file:///home/u/b' }];
 const ESTATE = 'not allowed in this state';
 
-const stderrLog = [];		// every server's stderr, shown on failure
-
-function show(v) {
-	return inspect(v, { depth: 8, breakLength: Infinity, maxStringLength: 300 });
-}
 tap.show = show;
-
-// ---- processes ---------------------------------------------------------------
-
-const procs = new Set();	// {child, exited, exit}: everything we spawned
-const sockets = new Set();	// open HTTP requests (SSE streams), destroyed at the end
-
-function track(child, tag) {
-	const p = { child, exit: null };
-	procs.add(p);
-	p.exited = new Promise(resolve => {
-		child.once('exit', (code, signal) => {
-			p.exit = { code, signal };
-			procs.delete(p);
-			resolve(p.exit);
-		});
-		child.once('error', e => {
-			stderrLog.push(`[${tag}] spawn: ${e.message}`);
-			p.exit = { error: e.message };
-			procs.delete(p);
-			resolve(p.exit);
-		});
-	});
-	if (child.stderr)
-		eachLine(child.stderr, line => {
-			stderrLog.push(`[${tag}] ${line}`);
-			if (stderrLog.length > 2000)
-				stderrLog.splice(0, stderrLog.length - 1000);
-		});
-	return p;
-}
-
-function killAll() {
-	for (const s of sockets)
-		try { s.destroy(); } catch { /* gone */ }
-	for (const p of procs)
-		try { p.child.kill('SIGKILL'); } catch { /* gone */ }
-}
-
-// Asks P to end (SIGTERM, or end of stdin), SIGKILL after LIMIT ms.
-async function stop(p, how = 'SIGTERM', limit = 3000) {
-	if (p === undefined || p.exit !== null)
-		return;
-	try {
-		if (how === 'stdin')
-			p.child.stdin.end();
-		else
-			p.child.kill(how);
-	} catch { /* gone */ }
-	if (await within(p.exited, limit) === null) {
-		try { p.child.kill('SIGKILL'); } catch { /* gone */ }
-		await within(p.exited, 2000);
-	}
-}
-
-function end() {
-	killAll();
-	finish(stderrLog);
-}
 
 const globalTimer = globalTimeout(GLOBAL_TIMEOUT_MS, end, '');
 
@@ -129,219 +62,26 @@ const globalTimer = globalTimeout(GLOBAL_TIMEOUT_MS, end, '');
 let httpPromise = null;
 
 function httpServer() {
-	httpPromise ??= new Promise(resolve => {
-		// stdin stays an open pipe: were stdio served too, EOF would end it.
-		const child = spawn(SERVER, ['--http', '127.0.0.1:0'], { stdio: ['pipe', 'ignore', 'pipe'] });
-		const p = track(child, 'http');
-		const timer = setTimeout(() => resolve({ p, base: null }), 5000);
-		eachLine(child.stderr, line => {
-			const l = listening(line);
-			if (l) {
-				clearTimeout(timer);
-				resolve({ p, base: l.base });
-			}
-		});
-		p.exited.then(() => { clearTimeout(timer); resolve({ p, base: null }); });
-	});
+	httpPromise ??= startHttp(SERVER, [], 'http');
 	return httpPromise;
 }
 
 // ---- raw connections -----------------------------------------------------------
 
-const isRequest = m => m !== undefined && typeof m.method === 'string' && 'id' in m;
-const isResponse = m => m !== undefined && !('method' in m);
-
-// Every message from the server, in order: {seq, t, raw, msg}; every
-// message sent, in order: {t, msg}. send() takes an object and resolves
-// once it is written (stdio) or its POST is answered (SSE: {status, body}).
-class Raw extends Waitable {
-	constructor(tag) {
-		super();
-		this.tag = tag;
-		this.msgs = [];
-		this.sent = [];
-		this.bad = [];
-		this.nextId = 1;	// small integers: what a careless server would use too
-	}
-
-	_push(raw) {
-		let msg;
-		try { msg = JSON.parse(raw); } catch { this.bad.push(raw); }
-		this.msgs.push({ seq: this.msgs.length, t: Date.now(), raw, msg });
-		this._wake();
-	}
-
-	until(cond, ms = 5000) {
-		return super.until(cond, ms);
-	}
-
-	responses(id) {
-		return this.msgs.filter(e => isResponse(e.msg) && isDeepStrictEqual(e.msg.id, id));
-	}
-
-	// The requests the server sent (for METHOD, when given), from seq FROM on.
-	serverRequests(method, from = 0) {
-		return this.msgs.slice(from).filter(e => isRequest(e.msg) && (method === undefined || e.msg.method === method));
-	}
-
-	// The ids of the requests this client sent.
-	clientIds() {
-		return this.sent.filter(s => isRequest(s.msg)).map(s => s.msg.id);
-	}
-
-	async answer(id, ms = 5000) {
-		await this.until(() => this.responses(id).length > 0 || this.gone(), ms);
-		return this.responses(id)[0];
-	}
-
-	// Sends a request without waiting: its id.
-	async call(method, params, id = this.nextId++) {
-		const m = { jsonrpc: '2.0', id, method };
-		if (params !== undefined)
-			m.params = params;
-		await this.send(m);
-		return id;
-	}
-
-	async request(method, params, ms = 5000) {
-		return this.answer(await this.call(method, params), ms);
-	}
-
-	tool(name, args, id) {
-		return this.call('tools/call', { name, arguments: args }, id);
-	}
-
-	// Waits for the Nth (from 1) server request for METHOD from seq FROM on.
-	async serverRequest(method, from = 0, nth = 1, ms = 5000) {
-		await this.until(() => this.serverRequests(method, from).length >= nth || this.gone(), ms);
-		return this.serverRequests(method, from)[nth - 1];
-	}
-
-	async init(version = '2025-11-25', capabilities = {}) {
-		const r = await this.request('initialize', {
-			protocolVersion: version, capabilities,
-			clientInfo: { name: 'libmcp-features3', version: '1' }
-		});
-		await this.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
-		return r;
-	}
-}
-
-class RawStdio extends Raw {
-	constructor(args, tag) {
-		super(tag);
-		this.child = spawn(SERVER, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-		this.p = track(this.child, tag);
-		this.p.exited.then(() => this._wake());
-		this.child.stdin.on('error', () => { /* reported by gone() */ });
-		this.child.stdout.setEncoding('utf8');
-		eachLine(this.child.stdout, line => this._push(line));
-	}
-
-	gone() {
-		return this.p.exit !== null;
-	}
-
-	send(m) {
-		this.sent.push({ t: Date.now(), msg: m });
-		const line = JSON.stringify(m) + '\n';
-		return new Promise(resolve => {
-			if (!this.child.stdin.writable)
-				return resolve({ error: 'stdin closed' });
-			this.child.stdin.write(line, e => resolve(e ? { error: e.message } : {}));
-		});
-	}
-
-	close() {
-		return stop(this.p, 'stdin');
-	}
-}
-
-function post(url, body) {
-	return new Promise(resolve => {
-		const u = new URL(url);
-		const req = http.request({
-			host: u.hostname, port: u.port, path: u.pathname + u.search,
-			method: 'POST', agent: false,
-			headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) }
-		}, res => {
-			let b = '';
-			res.setEncoding('utf8');
-			res.on('data', d => { b += d; });
-			res.on('end', () => resolve({ status: res.statusCode, body: b }));
-			res.on('error', e => resolve({ error: e.message }));
-		});
-		req.on('error', e => resolve({ error: e.message }));
-		req.end(body);
-	});
-}
-
-class RawSse extends Raw {
-	// Opens a session (GET /sse) on the server at BASE; resolves once the
-	// endpoint event has come.
-	static open(base, tag) {
-		const c = new RawSse(tag);
-		c.base = base;
-		c.ended = false;
-		return new Promise(resolve => {
-			const u = new URL(base + '/sse');
-			const req = http.request({
-				host: u.hostname, port: u.port, path: u.pathname, method: 'GET',
-				agent: false, headers: { accept: 'text/event-stream' }
-			});
-			c.req = req;
-			sockets.add(req);
-			const timer = setTimeout(() => resolve(c), 5000);
-			req.on('error', e => { c.error = e.message; c.ended = true; c._wake(); resolve(c); });
-			req.on('response', res => {
-				c.status = res.statusCode;
-				res.setEncoding('utf8');
-				const parser = new SseParser(ev => {
-					if (ev.type !== 'event')
-						return;
-					if (ev.event === 'endpoint') {
-						c.endpoint = new URL(ev.data, base + '/sse').href;
-						clearTimeout(timer);
-						resolve(c);
-					} else {
-						c._push(ev.data);
-					}
-				});
-				res.on('data', d => parser.feed(d, Date.now()));
-				res.on('end', () => { c.ended = true; c._wake(); resolve(c); });
-				res.on('error', () => { c.ended = true; c._wake(); });
-			});
-			req.end();
-		});
-	}
-
-	gone() {
-		return this.ended;
-	}
-
-	async send(m) {
-		this.sent.push({ t: Date.now(), msg: m });
-		if (!this.endpoint)
-			return { error: 'no endpoint' };
-		return post(this.endpoint, JSON.stringify(m));
-	}
-
-	close() {
-		try { this.req.destroy(); } catch { /* gone */ }
-		sockets.delete(this.req);
-	}
-}
+// test/node/mcp-clients.mjs: RawStdio, RawSse; request ids from 1 (small
+// integers: what a careless server would use too).
+const RAW = { nextId: 1, clientName: 'libmcp-features3' };
 
 // A raw, initialized connection of KIND.
 async function openRaw(kind, tag, version, capabilities) {
 	let c;
 	if (kind === 'stdio') {
-		c = new RawStdio([], `stdio ${tag}`);
+		c = new RawStdio(SERVER, [], `stdio ${tag}`, RAW);
 	} else {
 		const srv = await httpServer();
 		if (srv.base === null)
 			return { error: 'the HTTP server did not start' };
-		c = await RawSse.open(srv.base, `sse ${tag}`);
+		c = await RawSse.open(srv.base, `sse ${tag}`, RAW);
 		if (!c.endpoint)
 			return { error: `no endpoint event (status ${c.status}, ${c.error ?? 'no error'})` };
 	}
@@ -378,57 +118,14 @@ const sampled = text => ({ model: 'test-model', role: 'assistant', content: { ty
 // ({sample, elicit, roots}: each (request, extra) => result); conn.received
 // records every message the transport hands up, conn.sent every message
 // sent, conn.handled every request a handler got.
-async function openSdk(kind, tag, capabilities, handlers = {}) {
-	let transport;
-	const conn = { received: [], sent: [], errors: [], handled: [] };
-	if (kind === 'stdio') {
-		transport = new StdioClientTransport({ command: SERVER, args: [], stderr: 'pipe' });
-		const start = transport.start.bind(transport);
-		transport.start = async () => {
-			await start();
-			if (transport._process)
-				conn.p = track(transport._process, `stdio ${tag}`);
-		};
-	} else {
-		const srv = await httpServer();
-		if (srv.base === null)
-			return { connectError: new Error('the HTTP server did not start') };
-		transport = new SSEClientTransport(new URL(srv.base + '/sse'));
-	}
-	const send = transport.send.bind(transport);
-	transport.send = (msg, o) => {
-		conn.sent.push({ t: Date.now(), msg });
-		return send(msg, o);
-	};
-	const client = new Client({ name: 'libmcp-features3', version: '1.0.0' }, { capabilities });
-	client.onerror = e => conn.errors.push(e);
-	const wrap = (name, fn) => (req, extra) => {
-		conn.handled.push({ t: Date.now(), name, req });
-		return fn(req, extra);
-	};
-	if (handlers.sample)
-		client.setRequestHandler(CreateMessageRequestSchema, wrap('sample', handlers.sample));
-	if (handlers.elicit)
-		client.setRequestHandler(ElicitRequestSchema, wrap('elicit', handlers.elicit));
-	if (handlers.roots)
-		client.setRequestHandler(ListRootsRequestSchema, wrap('roots', handlers.roots));
-	conn.client = client;
-	conn.transport = transport;
-	const r = await settle(client.connect(transport), 8000);
-	conn.connectError = r.error;
-	// The SDK installed its handler when connecting: wrap it.
-	const handler = transport.onmessage;
-	transport.onmessage = (msg, extra) => {
-		conn.received.push({ seq: conn.received.length, t: Date.now(), msg });
-		handler?.(msg, extra);
-	};
-	return conn;
-}
-
-async function closeSdk(conn) {
-	await settle(conn.client.close(), 3000);
-	if (conn.p)
-		await stop(conn.p, 'SIGTERM', 3000);
+function openSdk(kind, tag, capabilities, handlers = {}) {
+	return openSdkConn({ kind, server: SERVER, tag, httpServer, capabilities,
+	    clientInfo: { name: 'libmcp-features3', version: '1.0.0' },
+	    handlers: [
+		[CreateMessageRequestSchema, 'sample', handlers.sample],
+		[ElicitRequestSchema, 'elicit', handlers.elicit],
+		[ListRootsRequestSchema, 'roots', handlers.roots],
+	    ].filter(([, , fn]) => fn) });
 }
 
 const callTool = (conn, name, args, ms = 8000) => settle(conn.client.callTool({ name, arguments: args }), ms);
