@@ -45,7 +45,7 @@ OBJS = $(SRCS:src/%.c=build/obj/%.o)
 PICS = $(SRCS:src/%.c=build/pic/%.o)
 
 TOOLS = build/mcp-demo build/mcp-bench build/floor-stdio build/floor-http \
-	build/progress-server
+	build/progress-server build/conformance-server
 UNIT_TESTS = build/t_schema build/t_jsonrpc build/t_registry build/t_pool \
 	build/t_template
 
@@ -106,6 +106,12 @@ build/floor-http: bench/floor-http.c
 
 # The libmcp server of bench/run-progress.sh: built, never installed.
 build/progress-server: bench/progress-server.c build/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
+
+# The conformance fixtures (examples/conformance-server.c): built, never
+# installed.
+build/conformance-server: examples/conformance-server.c build/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
 

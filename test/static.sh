@@ -106,12 +106,12 @@ ok $? "print_stdout is called only for -h/--help and -V/--version" \
 
 for fn in sprintf vsprintf strcpy strcat strtok atoi gets; do
 	: > "$tmp/banned"
-	for f in src/*.c src/*.h tools/*.c test/*.c test/*.h bench/*.c; do
+	for f in src/*.c src/*.h tools/*.c test/*.c test/*.h bench/*.c examples/*.c; do
 		[ -f "$f" ] || continue
 		hits "$f" "(^|[^A-Za-z0-9_])$fn[[:space:]]*[(]" >> "$tmp/banned"
 	done
 	[ ! -s "$tmp/banned" ]
-	ok $? "no $fn() in src/ tools/ test/ bench/" "$tmp/banned"
+	ok $? "no $fn() in src/ tools/ test/ bench/ examples/" "$tmp/banned"
 done
 
 # ---- (d) man pages ------------------------------------------------------
@@ -166,6 +166,7 @@ compile_app tools/mcp-demo.c build/mcp-demo
 compile_app tools/mcp-bench.c build/mcp-bench
 compile_app bench/floor-stdio.c build/floor-stdio
 compile_app bench/progress-server.c build/progress-server
+compile_app examples/conformance-server.c build/conformance-server
 for f in test/t_*.c; do
 	compile_app "$f" "build/$(basename "$f" .c)"
 done
