@@ -39,7 +39,7 @@ TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest -pthread \
 
 SRCS = src/buf.c src/base64.c src/log.c src/version.c src/jsonrpc.c \
 	src/json.c src/schema.c src/registry.c src/features.c src/pool.c src/call.c src/session.c \
-	src/protocol.c src/clientreq.c src/transport_stdio.c src/http.c src/transport_sse.c src/options.c \
+	src/protocol.c src/clientreq.c src/transport_stdio.c src/http.c src/transport_sse.c src/transport_streamable.c src/options.c \
 	src/server.c src/cli.c
 OBJS = $(SRCS:src/%.c=build/obj/%.o)
 PICS = $(SRCS:src/%.c=build/pic/%.o)
@@ -136,8 +136,9 @@ RUN_ADDR ?= 127.0.0.1:8080
 run: deps
 	@$(MAKE) --no-print-directory all
 	@echo "mcp-demo: serving MCP on http://$(RUN_ADDR) (Ctrl-C stops it)." >&2
-	@echo "  Watch a session:  curl -N http://$(RUN_ADDR)/sse" >&2
-	@echo "  then POST JSON-RPC to the endpoint it names, e.g." >&2
+	@echo "  Streamable HTTP (what agents speak) at http://$(RUN_ADDR)/mcp; open a session:" >&2
+	@echo "  curl -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{},\"clientInfo\":{\"name\":\"curl\",\"version\":\"1\"}}}' -i http://$(RUN_ADDR)/mcp" >&2
+	@echo "  Legacy SSE: curl -N http://$(RUN_ADDR)/sse, then POST JSON-RPC to the endpoint it names, e.g." >&2
 	@echo "  curl -H 'Content-Type: application/json' -d '{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}' 'http://$(RUN_ADDR)/messages?sessionId=ID'" >&2
 	@echo "  For an agent (stdio): command $(CURDIR)/build/mcp-demo" >&2
 	@exec build/mcp-demo --http $(RUN_ADDR)

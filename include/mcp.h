@@ -97,6 +97,10 @@ typedef void	(*mcp_prompt_fn)(mcp_call *call);
 /* A completion/complete callback: adds values with
  * mcp_result_completion. Worker thread. */
 typedef void	(*mcp_complete_fn)(mcp_call *call);
+/* A notifications/roots/list_changed callback: runs on a worker thread
+ * with a call of its own, so it can ask for the new list with
+ * mcp_call_roots. It sets no result: a notification has no answer. */
+typedef void	(*mcp_roots_fn)(mcp_call *call);
 
 /* ---- Server lifecycle ------------------------------------------------- */
 
@@ -186,6 +190,11 @@ MCP_EXTERN int		 mcp_tool_set_annotations(mcp_server *srv,
  * the callback's late result is dropped. Any thread. */
 MCP_EXTERN int		 mcp_tool_set_timeout(mcp_server *srv,
 			    const char *name, int ms);
+/* ICONS is JSON text of an array of Icon objects ({"src", "mimeType",
+ * "sizes", "theme"}), checked and copied; NULL removes them. Sent only
+ * to 2025-11-25 sessions. Any thread. */
+MCP_EXTERN int		 mcp_tool_set_icons(mcp_server *srv, const char *name,
+			    const char *icons);
 
 /* ---- Resources (mcp_resource_register(3)) ----------------------------- */
 
@@ -208,6 +217,14 @@ MCP_EXTERN int		 mcp_resource_set_title(mcp_server *srv,
 			    const char *uri, const char *title);
 MCP_EXTERN int		 mcp_resource_set_size(mcp_server *srv,
 			    const char *uri, long long size);
+/* Annotations of the resource in resources/list, as for
+ * mcp_result_annotate (all three left out removes them), and its icons,
+ * as for mcp_tool_set_icons. Any thread. */
+MCP_EXTERN int		 mcp_resource_set_annotations(mcp_server *srv,
+			    const char *uri, int audience, double priority,
+			    const char *last_modified);
+MCP_EXTERN int		 mcp_resource_set_icons(mcp_server *srv,
+			    const char *uri, const char *icons);
 /* A resource template: URI_TEMPLATE is RFC 6570 level 1, literals and
  * {name} variables ("file:///logs/{day}.txt"); mcp_call_var gives the
  * variables to FN. Otherwise as mcp_resource_register. Any thread. */
@@ -220,6 +237,12 @@ MCP_EXTERN int		 mcp_resource_template_unregister(mcp_server *srv,
 			    const char *uri_template);
 MCP_EXTERN int		 mcp_resource_template_set_title(mcp_server *srv,
 			    const char *uri_template, const char *title);
+MCP_EXTERN int		 mcp_resource_template_set_annotations(
+			    mcp_server *srv, const char *uri_template,
+			    int audience, double priority,
+			    const char *last_modified);
+MCP_EXTERN int		 mcp_resource_template_set_icons(mcp_server *srv,
+			    const char *uri_template, const char *icons);
 /* Sends notifications/resources/updated for URI (copied) to the
  * sessions subscribed to it. Any thread; a no-op unless running. */
 MCP_EXTERN int		 mcp_resource_notify_updated(mcp_server *srv,
@@ -237,6 +260,9 @@ MCP_EXTERN int		 mcp_prompt_unregister(mcp_server *srv,
 			    const char *name);
 MCP_EXTERN int		 mcp_prompt_set_title(mcp_server *srv,
 			    const char *name, const char *title);
+/* As mcp_tool_set_icons. Any thread. */
+MCP_EXTERN int		 mcp_prompt_set_icons(mcp_server *srv,
+			    const char *name, const char *icons);
 /* Declares an argument of PROMPT (strings copied; DESCRIPTION may be
  * NULL). A prompts/get without a REQUIRED one gets -32602 and FN never
  * runs. Any thread. */
@@ -251,6 +277,15 @@ MCP_EXTERN int		 mcp_prompt_add_argument(mcp_server *srv,
  * NULL removes it. UDATA as for mcp_tool_register. Before run. */
 MCP_EXTERN int		 mcp_completion_set(mcp_server *srv,
 			    mcp_complete_fn fn, void *udata,
+			    void (*udata_free)(void *));
+
+/* ---- Roots (mcp_server_on_roots_changed(3)) --------------------------- */
+
+/* The callback for the client's notifications/roots/list_changed, run
+ * once per notification from a client that declared roots; FN NULL
+ * removes it. UDATA as for mcp_tool_register. Before run. */
+MCP_EXTERN int		 mcp_server_on_roots_changed(mcp_server *srv,
+			    mcp_roots_fn fn, void *udata,
 			    void (*udata_free)(void *));
 
 /* ---- The call context (worker thread, inside the callback only) ------- */
@@ -287,6 +322,10 @@ MCP_EXTERN int		 mcp_call_cancelled(const mcp_call *call);
  * left out (MESSAGE is copied). */
 MCP_EXTERN int		 mcp_call_progress(mcp_call *call, double progress,
 			    double total, const char *message);
+/* The request's _meta.progressToken (a string or an integer), or NULL
+ * when it carried none (or one of another type). Borrowed until the
+ * callback returns. */
+MCP_EXTERN const json_t	*mcp_call_progress_token(mcp_call *call);
 
 /* A log message to the client (notifications/message, level as in
  * mcp_log, LOGGER may be NULL), when the session's logging/setLevel lets
@@ -294,6 +333,13 @@ MCP_EXTERN int		 mcp_call_progress(mcp_call *call, double progress,
 MCP_EXTERN int		 mcp_call_log(mcp_call *call, int level,
 			    const char *logger, const char *fmt, ...)
 			    MCP_PRINTF(4, 5);
+
+/* Streamable HTTP, 2025-11-25 sessions: ends the HTTP response carrying
+ * this call's stream now, after the messages sent so far; the client
+ * comes back with GET and Last-Event-ID and gets the rest, the answer
+ * included. Elsewhere it does nothing. For servers that poll rather than
+ * hold connections, and for testing clients' resumption. */
+MCP_EXTERN int		 mcp_call_close_stream(mcp_call *call);
 
 /*
  * Requests to the client, from inside a callback: each sends the request
@@ -350,6 +396,15 @@ MCP_EXTERN int		 mcp_result_resource_link(mcp_call *call,
  * block, the serialised JSON is added as one. */
 MCP_EXTERN int		 mcp_result_json(mcp_call *call, json_t *v);
 MCP_EXTERN int		 mcp_result_json_new(mcp_call *call, json_t *v);
+/* Annotates the content block added last: AUDIENCE is MCP_AUDIENCE_*
+ * bits (0 leaves it out), PRIORITY 0 to 1 (< 0 leaves it out),
+ * LAST_MODIFIED an RFC 3339 date-time, "2025-01-12T15:00:58Z" (copied;
+ * NULL leaves it out; sent only to sessions of 2025-06-18 on). Once per
+ * block; MCP_ESTATE with no block or twice. Tools and prompts only. */
+#define MCP_AUDIENCE_USER	0x01
+#define MCP_AUDIENCE_ASSISTANT	0x02
+MCP_EXTERN int		 mcp_result_annotate(mcp_call *call, int audience,
+			    double priority, const char *last_modified);
 /* A tool error the model should see: a text block and isError: true. */
 MCP_EXTERN int		 mcp_result_error(mcp_call *call, const char *msg);
 MCP_EXTERN int		 mcp_result_errorf(mcp_call *call, const char *fmt, ...)

@@ -48,6 +48,8 @@ mcp_call_udata(mcp_call *call)
 		return call->tool->udata;
 	if (call->kind == CALL_COMPLETE)
 		return call->srv->feat.complete_udata;
+	if (call->kind == CALL_ROOTS)
+		return call->srv->feat.roots_udata;
 	return call->feat->udata;
 }
 
@@ -91,6 +93,9 @@ open_block(mcp_call *call, const char *head)
 			return MCP_ENOMEM;
 		call->open_msg = 1;
 	}
+	/* mcp_result_annotate reopens this block. */
+	call->block_at = call->content.len;
+	call->annotated = 0;
 	if (mcp__buf_adds(&call->content, head) != MCP_OK)
 		return MCP_ENOMEM;
 	return MCP_OK;
@@ -159,7 +164,8 @@ add_block(mcp_call *call, json_t *b)
 int
 mcp_result_text(mcp_call *call, const char *s)
 {
-	if (s == NULL || call->kind == CALL_COMPLETE)
+	if (s == NULL || call->kind == CALL_COMPLETE ||
+	    call->kind == CALL_ROOTS)
 		return MCP_EINVAL;
 	if (call->kind == CALL_READ)
 		return read_item(call, NULL, NULL, s, NULL);
@@ -292,7 +298,8 @@ mcp_result_resource_blob(mcp_call *call, const char *uri,
 	int	 rc;
 
 	if ((uri == NULL && call->kind != CALL_READ) ||
-	    (data == NULL && len > 0) || call->kind == CALL_COMPLETE)
+	    (data == NULL && len > 0) || call->kind == CALL_COMPLETE ||
+	    call->kind == CALL_ROOTS)
 		return MCP_EINVAL;
 	b64 = mcp__base64(data, len);
 	if (b64 == NULL)
@@ -349,6 +356,49 @@ mcp_result_json(mcp_call *call, json_t *v)
 		return MCP_EINVAL;
 	/* A deep copy: the caller may go on changing V on any thread. */
 	return mcp_result_json_new(call, json_deep_copy(v));
+}
+
+/*
+ * Every block is a JSON object that ends the content buffer with its
+ * closing brace (a prompt's message is closed only when the next one
+ * opens), so annotating it is reopening that brace. The room is made
+ * first, so that a failure leaves the block as it was.
+ */
+int
+mcp_result_annotate(mcp_call *call, int audience, double priority,
+    const char *last_modified)
+{
+	struct buf	 a = { 0 };
+	json_t		*made, *sent;
+	int		 rc;
+
+	if (!BLOCKS_OK(call))
+		return MCP_EINVAL;
+	if (call->content.len <= call->block_at || call->annotated ||
+	    call->content.data[call->content.len - 1] != '}')
+		return MCP_ESTATE;
+	rc = mcp__annotations_make(audience, priority, last_modified, &made);
+	if (rc != MCP_OK)
+		return rc;
+	rc = mcp__annotations_for(made, call->version, &sent);
+	json_decref(made);
+	if (rc != MCP_OK || sent == NULL)
+		return rc;		/* nothing this session knows */
+	rc = mcp__buf_adds(&a, ",\"annotations\":");
+	if (rc == MCP_OK)
+		rc = mcp__buf_addjson(&a, sent);
+	if (rc == MCP_OK)
+		rc = mcp__buf_addc(&a, '}');
+	json_decref(sent);
+	if (rc == MCP_OK)
+		rc = mcp__buf_reserve(&call->content, a.len);
+	if (rc == MCP_OK) {
+		call->content.len--;
+		rc = mcp__buf_add(&call->content, a.data, a.len);
+		call->annotated = 1;
+	}
+	mcp__buf_free(&a);
+	return rc;
 }
 
 int
@@ -416,6 +466,22 @@ note(mcp_call *call, struct buf *b)
 }
 
 int
+mcp_call_close_stream(mcp_call *call)
+{
+	struct mcp_call	*n;
+
+	if (call == NULL || call->pool == NULL)
+		return MCP_EINVAL;
+	n = mcp__call_new();
+	if (n == NULL)
+		return MCP_ENOMEM;
+	n->close_stream = 1;
+	n->note_of = call;
+	mcp__pool_post(call->pool, n);
+	return MCP_OK;
+}
+
+int
 mcp_call_progress(mcp_call *call, double progress, double total,
     const char *message)
 {
@@ -457,6 +523,12 @@ mcp_call_progress(mcp_call *call, double progress, double total,
 		rc = note(call, &b);
 	mcp__buf_free(&b);
 	return rc;
+}
+
+const json_t *
+mcp_call_progress_token(mcp_call *call)
+{
+	return call->progress_token;
 }
 
 int
@@ -598,12 +670,37 @@ mcp__call_serialise(struct mcp_call *c,
 	mcp__buf_free(&b);
 }
 
+/*
+ * Worker: the client's roots changed. The callback asks what it needs
+ * itself (mcp_call_roots); there is no answer to serialise, so it may
+ * set no result and none is sent.
+ */
+static void
+roots_run(struct mcp_call *c)
+{
+	if (mcp_call_cancelled(c))
+		return;
+	c->args = json_object();
+	if (c->args == NULL) {
+		mcp_log(MCP_LOG_ERR, "roots/list_changed: out of memory");
+		return;
+	}
+	c->srv->feat.roots_fn(c);
+	json_decref(c->args);
+	c->args = NULL;
+	mcp__buf_free(&c->content);
+}
+
 void
 mcp__call_run(struct mcp_call *c)
 {
 	struct json_perr e;
 	char		 err[256];
 
+	if (c->kind == CALL_ROOTS) {
+		roots_run(c);
+		return;
+	}
 	if (c->kind != CALL_TOOL) {
 		mcp__feature_run(c);
 		return;

@@ -17,6 +17,7 @@
 enum {
 	OPT_STDIO = 256,
 	OPT_LOG_LEVEL,
+	OPT_FLAG,		/* set_option(name, "1") */
 	OPT_SET			/* anything at or past this: set_option */
 };
 
@@ -47,6 +48,13 @@ static const struct option longopts[] = {
 	{ "allow-host",		required_argument,	NULL, OPT_SET },
 	{ "allow-origin",	required_argument,	NULL, OPT_SET },
 	{ "auth-token-file",	required_argument,	NULL, OPT_SET },
+	{ "stateless",		no_argument,		NULL, OPT_FLAG },
+	{ "json-response",	no_argument,		NULL, OPT_FLAG },
+	{ "event-log",		required_argument,	NULL, OPT_SET },
+	{ "session-timeout",	required_argument,	NULL, OPT_SET },
+	{ "sse-retry",		required_argument,	NULL, OPT_SET },
+	{ "authorization-server", required_argument,	NULL, OPT_SET },
+	{ "resource-url",	required_argument,	NULL, OPT_SET },
 	{ NULL,			0,			NULL, 0 }
 };
 
@@ -57,8 +65,9 @@ static const char usage_text[] =
 "usage: %s [--stdio] [--http ADDR:PORT] [options]\n"
 "\n"
 "An MCP server built with libmcp %s. By default it speaks JSON-RPC 2.0 as\n"
-"JSON lines on stdin and stdout; with --http it serves HTTP (GET /sse and\n"
-"POST /messages). Logs go to stderr.\n"
+"JSON lines on stdin and stdout; with --http it serves HTTP: Streamable\n"
+"HTTP at /mcp, and the legacy GET /sse with POST /messages. Logs go to\n"
+"stderr.\n"
 "\n"
 "  --stdio                 serve on stdin/stdout (the default without --http)\n"
 "  --http ADDR:PORT        serve HTTP, e.g. 127.0.0.1:8080 or [::1]:0\n"
@@ -87,6 +96,14 @@ static const char usage_text[] =
 "  --allow-host NAME       accept this Host too (repeatable)\n"
 "  --allow-origin ORIGIN   accept this Origin too (repeatable)\n"
 "  --auth-token-file FILE  require Authorization: Bearer <token in FILE>\n"
+"  --authorization-server URL  name it in the protected-resource metadata\n"
+"  --resource-url URL      this server's public /mcp URL, for that metadata\n"
+"Streamable HTTP (/mcp):\n"
+"  --stateless             no sessions: each POST stands alone\n"
+"  --json-response         answer requests with JSON bodies, never SSE\n"
+"  --event-log BYTES       events kept per stream for a replay (default: %zu)\n"
+"  --session-timeout S     time a session may idle (default: %d)\n"
+"  --sse-retry MS          retry sent in priming events (default: %d)\n"
 "  --help, --version       print this, or the version, and exit\n";
 
 /* Writes to stdout on purpose: --help and --version are asked for. */
@@ -116,7 +133,8 @@ help(struct mcp_server *srv, const char *prog, char *text, size_t size)
 	    srv->queue_size, srv->page_size, srv->grace_ms,
 	    srv->tool_timeout_ms, c->keepalive,
 	    c->max_sessions, c->max_inflight, c->max_queued,
-	    c->request_timeout, c->idle_timeout, c->max_per_ip);
+	    c->request_timeout, c->idle_timeout, c->max_per_ip, c->event_log,
+	    c->session_timeout, c->sse_retry);
 	if (n < 0)
 		return 0;
 	return (size_t)n < size ? (size_t)n : size - 1;
@@ -148,6 +166,11 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 		case OPT_SET:
 			if (mcp_server_set_option(srv, longopts[idx].name,
 			    optarg) != MCP_OK)
+				goto usage;
+			break;
+		case OPT_FLAG:
+			if (mcp_server_set_option(srv, longopts[idx].name,
+			    "1") != MCP_OK)
 				goto usage;
 			break;
 		case OPT_STDIO:

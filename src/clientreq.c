@@ -7,7 +7,10 @@
  * until the client answers, the session ends or the call finishes, and
  * hands the answer over under the request's lock. A request is shared
  * by exactly two owners, the worker and the loop, and freed by the
- * last; a late answer, after the worker gave up, is dropped.
+ * last; a late answer, after the worker gave up, is dropped, and the
+ * client is told that the server gave up (notifications/cancelled).
+ * Also here: the client's notifications/roots/list_changed, which runs
+ * the user's callback on a worker so that it can ask for the roots.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,7 +65,49 @@ finish(struct client_req *r, int rc, json_t *result)
 	req_unref(r);
 }
 
-/* Loop: the note carrying R arrived; send it, or fail it at once. */
+/*
+ * Loop: the worker stopped waiting for R (its time ran out, or its call
+ * was cancelled). If R went out and is still unanswered, the client is
+ * told with notifications/cancelled, as the spec asks of a requester
+ * that gives up, so it can stop working on it (close a sampling dialog);
+ * its answer would be ignored anyway. Drops the note's reference to R.
+ */
+static void
+give_up(struct session *s, struct client_req *r)
+{
+	struct client_req	**pp;
+	struct buf		 b = { 0 };
+	int			 why, rc;
+
+	for (pp = &s->reqs; *pp != NULL && *pp != r; pp = &(*pp)->next)
+		;
+	if (*pp != NULL) {
+		*pp = r->next;
+		pthread_mutex_lock(&r->lock);
+		why = r->rc;
+		pthread_mutex_unlock(&r->lock);
+		rc = mcp__buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"method\":"
+		    "\"notifications/cancelled\",\"params\":{\"requestId\":\"");
+		if (rc == MCP_OK)
+			rc = mcp__buf_adds(&b, r->id);
+		if (rc == MCP_OK)
+			rc = mcp__buf_adds(&b, why == MCP_ETIMEDOUT ?
+			    "\",\"reason\":\"timed out\"}}" :
+			    "\",\"reason\":\"cancelled\"}}");
+		if (rc == MCP_OK)
+			mcp__session_sendbuf(s, &b);
+		mcp__buf_free(&b);
+		MCP_LOG(MCP_LOG_INFO, "request %s to the client cancelled: %s",
+		    r->id, mcp_strerror(why));
+		finish(r, MCP_ECANCELED, NULL);	/* the table's reference */
+	}
+	req_unref(r);
+}
+
+/*
+ * Loop: the note carrying R arrived; send it, or fail it at once. A
+ * note without a message says that the worker gave up on R.
+ */
 void
 mcp__clientreq_send(struct mcp_call *n)
 {
@@ -71,6 +116,10 @@ mcp__clientreq_send(struct mcp_call *n)
 	struct session		*s = c->sess;
 
 	n->req = NULL;
+	if (n->out == NULL) {
+		give_up(s, r);
+		return;
+	}
 	if (c->dropped || s->closed ||
 	    mcp__session_send(s, n->out, n->outlen) != MCP_OK) {
 		finish(r, MCP_ECANCELED, NULL);
@@ -148,7 +197,7 @@ request(mcp_call *call, const char *method, json_t *params, int timeout_ms,
 	struct buf		 b = { 0 };
 	struct timespec		 until;
 	double			 deadline, t;
-	int			 rc;
+	int			 rc, gave_up = 0;
 
 	r = calloc(1, sizeof(*r));
 	if (r == NULL) {
@@ -208,8 +257,24 @@ request(mcp_call *call, const char *method, json_t *params, int timeout_ms,
 	} else {
 		r->abandoned = 1;	/* a late answer is dropped */
 		rc = mcp_call_cancelled(call) ? MCP_ECANCELED : MCP_ETIMEDOUT;
+		r->rc = rc;		/* for give_up's reason */
+		gave_up = 1;
 	}
 	pthread_mutex_unlock(&r->lock);
+	/*
+	 * Tell the loop, in order behind the request itself, so that it can
+	 * cancel the request with the client. Without memory the request
+	 * just stays in the table until the call ends; nothing is lost.
+	 */
+	if (gave_up) {
+		n = mcp__call_new();
+		if (n != NULL) {
+			atomic_fetch_add(&r->refs, 1);
+			n->note_of = call;
+			n->req = r;
+			mcp__pool_post(call->pool, n);
+		}
+	}
 	req_unref(r);
 	if (rc != MCP_OK)
 		MCP_LOG(MCP_LOG_INFO, "%s: %s", method, mcp_strerror(rc));
@@ -266,6 +331,93 @@ mcp_call_roots(mcp_call *call, int timeout_ms, json_t **result)
 		return refuse(NULL, "roots/list",
 		    "the client did not declare roots");
 	return request(call, "roots/list", NULL, timeout_ms, result);
+}
+
+int
+mcp_server_on_roots_changed(mcp_server *srv, mcp_roots_fn fn, void *udata,
+    void (*udata_free)(void *))
+{
+	struct features	*fs;
+
+	if (srv == NULL) {
+		if (udata_free != NULL)
+			udata_free(udata);
+		return MCP_ENOMEM;
+	}
+	fs = &srv->feat;
+	if (srv->running) {
+		mcp_log(MCP_LOG_ERR, "mcp_server_on_roots_changed: server "
+		    "running");
+		if (udata_free != NULL)
+			udata_free(udata);
+		return MCP_ESTATE;
+	}
+	if (fs->roots_free != NULL)
+		fs->roots_free(fs->roots_udata);
+	fs->roots_fn = fn;
+	fs->roots_udata = fn != NULL ? udata : NULL;
+	fs->roots_free = fn != NULL ? udata_free : NULL;
+	if (fn == NULL && udata_free != NULL)
+		udata_free(udata);
+	return MCP_OK;
+}
+
+/*
+ * Loop: notifications/roots/list_changed. The user's callback runs on a
+ * worker as a call of its own, so that it can ask for the new list with
+ * mcp_call_roots like any tool; the call has no id and gets no answer.
+ * It is tracked in the session like a request, under a key no request
+ * id can have ("r..."; ids are "i...", "s...", "S..."), so that the end
+ * of the session cancels it and the drain waits for it; it is not sent
+ * on any request's route, there being none. A client that did not
+ * declare roots has none to list, and one notification too many (past
+ * the in-flight limit or a full queue) is dropped with a log line.
+ */
+void
+mcp__clientreq_roots_changed(struct session *s)
+{
+	static unsigned		 seq;		/* loop thread only */
+	struct mcp_server	*srv = s->srv;
+	struct mcp_call		*c;
+	int			 caps;
+
+	caps = mcp__clientreq_caps(s);
+	if (srv->feat.roots_fn == NULL || !s->initialized ||
+	    !(caps & MCP_CAP_ROOTS)) {
+		MCP_LOG(MCP_LOG_DEBUG, "ignoring notifications/roots/"
+		    "list_changed: %s", srv->feat.roots_fn == NULL ?
+		    "no callback" : "the client declared no roots");
+		return;
+	}
+	if (s->inflight >= s->max_inflight) {
+		mcp_log(MCP_LOG_WARN, "roots/list_changed dropped: %d requests "
+		    "in flight on this session", s->inflight);
+		return;
+	}
+	c = mcp__call_new();
+	if (c == NULL) {
+		mcp_log(MCP_LOG_ERR, "roots/list_changed: out of memory");
+		return;
+	}
+	c->kind = CALL_ROOTS;
+	c->srv = srv;
+	c->version = s->version;
+	c->log_level = s->log_level;
+	c->pool = &srv->pool;
+	c->caps = caps;
+	snprintf(c->key, sizeof(c->key), "r%u", ++seq);
+	c->hash = mcp__hash(c->key);
+	mcp__session_track(s, c);
+	if (mcp__pool_submit(&srv->pool, c) == MCP_OK) {
+		mcp__server_queued(srv);
+		return;
+	}
+	mcp_log(MCP_LOG_WARN, "roots/list_changed dropped: %d calls queued",
+	    srv->queue_size);
+	mcp__session_untrack(s, c);
+	s->pending--;
+	mcp__call_free(c);
+	mcp__session_unref(s);
 }
 
 /* Loop, when a call is queued: what the client lets it ask. */

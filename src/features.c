@@ -11,6 +11,7 @@
  * mcp__feature_run, which builds the whole response there.
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,6 +183,8 @@ feat_free(struct feat *f)
 	free(f->description);
 	free(f->mime);
 	json_decref(f->args);
+	json_decref(f->annotations);
+	json_decref(f->icons);
 	free(f);
 }
 
@@ -211,6 +214,8 @@ mcp__features_free(struct mcp_server *srv)
 	}
 	if (fs->complete_free != NULL)
 		fs->complete_free(fs->complete_udata);
+	if (fs->roots_free != NULL)
+		fs->roots_free(fs->roots_udata);
 	pthread_mutex_destroy(&fs->lock);
 	pthread_mutex_destroy(&fs->nlock);
 }
@@ -404,6 +409,254 @@ feat_set_title(mcp_server *srv, enum feat_kind kind, const char *key,
 	return MCP_OK;
 }
 
+/*
+ * Replaces (or with V NULL removes) the annotations or the icons of the
+ * entry, taking V, under the lock; a list being built holds its own
+ * reference to the old value.
+ */
+static int
+feat_set_json(mcp_server *srv, enum feat_kind kind, const char *key,
+    int icons, json_t *v)
+{
+	struct feat	*f;
+	json_t		**slot;
+
+	pthread_mutex_lock(&srv->feat.lock);
+	f = lookup(&srv->feat.lists[kind], key, NULL);
+	if (f != NULL) {
+		slot = icons ? &f->icons : &f->annotations;
+		json_decref(*slot);
+		*slot = v;
+		v = NULL;
+	}
+	pthread_mutex_unlock(&srv->feat.lock);
+	json_decref(v);
+	return f != NULL ? MCP_OK : MCP_ENOENT;
+}
+
+static int
+feat_set_annotations(mcp_server *srv, enum feat_kind kind, const char *key,
+    int audience, double priority, const char *last_modified)
+{
+	json_t	*a;
+	int	 rc;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (key == NULL)
+		return MCP_EINVAL;
+	rc = mcp__annotations_make(audience, priority, last_modified, &a);
+	if (rc != MCP_OK) {
+		mcp_log(MCP_LOG_ERR, "%s %s: bad annotations",
+		    kind_words[kind], key);
+		return rc;
+	}
+	return feat_set_json(srv, kind, key, 0, a);
+}
+
+static int
+feat_set_icons(mcp_server *srv, enum feat_kind kind, const char *key,
+    const char *icons)
+{
+	json_t	*v = NULL;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (key == NULL)
+		return MCP_EINVAL;
+	if (icons != NULL && (v = mcp__icons_parse(icons, key)) == NULL)
+		return MCP_EINVAL;
+	return feat_set_json(srv, kind, key, 1, v);
+}
+
+/* ---- annotations and icons, shared with registry.c and call.c ------- */
+
+/* N digits at S as a number, or -1. */
+static int
+digits(const char *s, int n)
+{
+	int	 v = 0;
+
+	while (n-- > 0) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		v = v * 10 + (*s++ - '0');
+	}
+	return v;
+}
+
+/*
+ * An RFC 3339 date-time, "2025-01-12T15:00:58Z": the ISO 8601 form the
+ * schema's example shows and the one clients check (the TypeScript SDK
+ * refuses a result whose lastModified is a bare date, or has no zone).
+ * Seconds and their fraction are optional; the zone is Z or +hh:mm.
+ */
+static int
+iso8601(const char *s)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30,
+	    31, 30, 31 };
+	int	 y, m, d;
+
+	/* Each test reads only past characters the one before accepted. */
+	y = digits(s, 4);
+	if (y < 0 || s[4] != '-')
+		return 0;
+	m = digits(s + 5, 2);
+	if (m < 1 || m > 12 || s[7] != '-')
+		return 0;
+	d = digits(s + 8, 2);
+	if (d < 1 || d > mdays[m - 1] || (m == 2 && d == 29 &&
+	    (y % 4 != 0 || (y % 100 == 0 && y % 400 != 0))))
+		return 0;
+	if (s[10] != 'T' || digits(s + 11, 2) < 0 ||
+	    digits(s + 11, 2) > 23 || s[13] != ':' ||
+	    digits(s + 14, 2) < 0 || digits(s + 14, 2) > 59)
+		return 0;
+	s += 16;
+	if (*s == ':') {
+		if (digits(s + 1, 2) < 0 || digits(s + 1, 2) > 59)
+			return 0;
+		s += 3;
+		if (*s == '.') {
+			if (digits(++s, 1) < 0)
+				return 0;
+			while (*s >= '0' && *s <= '9')
+				s++;
+		}
+	}
+	if (*s == 'Z')
+		return s[1] == '\0';
+	return (*s == '+' || *s == '-') && digits(s + 1, 2) >= 0 &&
+	    s[3] == ':' && digits(s + 4, 2) >= 0 && s[6] == '\0';
+}
+
+int
+mcp__annotations_make(int audience, double priority,
+    const char *last_modified, json_t **out)
+{
+	json_t	*a, *who;
+
+	*out = NULL;
+	if ((audience & ~(MCP_AUDIENCE_USER | MCP_AUDIENCE_ASSISTANT)) != 0 ||
+	    isnan(priority) || priority > 1 ||
+	    (last_modified != NULL && !iso8601(last_modified)))
+		return MCP_EINVAL;
+	if (audience == 0 && priority < 0 && last_modified == NULL)
+		return MCP_OK;
+	a = json_object();
+	if (a == NULL)
+		return MCP_ENOMEM;
+	if (audience != 0) {
+		who = json_array();
+		if (who == NULL || json_object_set_new(a, "audience", who) != 0)
+			goto fail;
+		if ((audience & MCP_AUDIENCE_USER) &&
+		    json_array_append_new(who, json_string("user")) != 0)
+			goto fail;
+		if ((audience & MCP_AUDIENCE_ASSISTANT) &&
+		    json_array_append_new(who, json_string("assistant")) != 0)
+			goto fail;
+	}
+	if (priority >= 0 &&
+	    json_object_set_new(a, "priority", json_real(priority)) != 0)
+		goto fail;
+	if (last_modified != NULL && json_object_set_new(a, "lastModified",
+	    json_string(last_modified)) != 0)
+		goto fail;
+	*out = a;
+	return MCP_OK;
+fail:
+	json_decref(a);
+	return MCP_ENOMEM;
+}
+
+/*
+ * audience and priority are in every version we speak (2024-11-05 calls
+ * them Annotated); lastModified came with 2025-06-18, and an older
+ * client validating strictly would refuse it.
+ */
+int
+mcp__annotations_for(const json_t *a, int version, json_t **out)
+{
+	json_t	*c;
+
+	*out = NULL;
+	if (a == NULL)
+		return MCP_OK;
+	if (version >= MCP_V20250618 ||
+	    json_object_get(a, "lastModified") == NULL) {
+		*out = json_incref((json_t *)a);
+		return MCP_OK;
+	}
+	c = json_copy((json_t *)a);
+	if (c == NULL)
+		return MCP_ENOMEM;
+	json_object_del(c, "lastModified");
+	if (json_object_size(c) == 0)
+		json_decref(c);
+	else
+		*out = c;
+	return MCP_OK;
+}
+
+/* One Icon: src, and optionally mimeType, sizes and theme; no more. */
+static int
+icon_ok(json_t *icon)
+{
+	const char	*k, *theme;
+	json_t		*v, *e;
+	size_t		 i;
+
+	if (!json_is_object(icon))
+		return 0;
+	if (json_string_length(json_object_get(icon, "src")) == 0)
+		return 0;
+	json_object_foreach(icon, k, v) {
+		if (strcmp(k, "src") == 0 || strcmp(k, "mimeType") == 0) {
+			if (!json_is_string(v))
+				return 0;
+		} else if (strcmp(k, "sizes") == 0) {
+			if (!json_is_array(v))
+				return 0;
+			json_array_foreach(v, i, e)
+				if (!json_is_string(e))
+					return 0;
+		} else if (strcmp(k, "theme") == 0) {
+			theme = json_string_value(v);
+			if (theme == NULL || (strcmp(theme, "light") != 0 &&
+			    strcmp(theme, "dark") != 0))
+				return 0;
+		} else
+			return 0;	/* a field no version knows */
+	}
+	return 1;
+}
+
+json_t *
+mcp__icons_parse(const char *text, const char *who)
+{
+	json_t		*v, *e;
+	json_error_t	 err;
+	size_t		 i;
+
+	v = json_loads(text, JSON_REJECT_DUPLICATES, &err);
+	if (!json_is_array(v)) {
+		mcp_log(MCP_LOG_ERR, "%s: icons must be a JSON array%s%s", who,
+		    v == NULL ? ": " : "", v == NULL ? err.text : "");
+		json_decref(v);
+		return NULL;
+	}
+	json_array_foreach(v, i, e)
+		if (!icon_ok(e)) {
+			mcp_log(MCP_LOG_ERR, "%s: icon %zu is not an Icon "
+			    "{src, mimeType?, sizes?, theme?}", who, i);
+			json_decref(v);
+			return NULL;
+		}
+	return v;
+}
+
 /* ---- public registration ---------------------------------------------- */
 
 int
@@ -445,6 +698,20 @@ mcp_resource_set_size(mcp_server *srv, const char *uri, long long size)
 }
 
 int
+mcp_resource_set_annotations(mcp_server *srv, const char *uri, int audience,
+    double priority, const char *last_modified)
+{
+	return feat_set_annotations(srv, FEAT_RESOURCE, uri, audience,
+	    priority, last_modified);
+}
+
+int
+mcp_resource_set_icons(mcp_server *srv, const char *uri, const char *icons)
+{
+	return feat_set_icons(srv, FEAT_RESOURCE, uri, icons);
+}
+
+int
 mcp_resource_template_register(mcp_server *srv, const char *uri_template,
     const char *name, const char *description, const char *mime_type,
     mcp_read_fn fn, void *udata, void (*udata_free)(void *))
@@ -467,6 +734,22 @@ mcp_resource_template_set_title(mcp_server *srv, const char *uri_template,
 }
 
 int
+mcp_resource_template_set_annotations(mcp_server *srv,
+    const char *uri_template, int audience, double priority,
+    const char *last_modified)
+{
+	return feat_set_annotations(srv, FEAT_TEMPLATE, uri_template,
+	    audience, priority, last_modified);
+}
+
+int
+mcp_resource_template_set_icons(mcp_server *srv, const char *uri_template,
+    const char *icons)
+{
+	return feat_set_icons(srv, FEAT_TEMPLATE, uri_template, icons);
+}
+
+int
 mcp_prompt_register(mcp_server *srv, const char *name,
     const char *description, mcp_prompt_fn fn, void *udata,
     void (*udata_free)(void *))
@@ -485,6 +768,12 @@ int
 mcp_prompt_set_title(mcp_server *srv, const char *name, const char *title)
 {
 	return feat_set_title(srv, FEAT_PROMPT, name, title);
+}
+
+int
+mcp_prompt_set_icons(mcp_server *srv, const char *name, const char *icons)
+{
+	return feat_set_icons(srv, FEAT_PROMPT, name, icons);
 }
 
 int
@@ -606,6 +895,13 @@ feat_json(const struct feat *f, int version)
 			json_array_append_new(args, json_copy(a));
 		json_object_set_new(o, "arguments", args);
 	}
+	if (mcp__annotations_for(f->annotations, version, &a) != MCP_OK ||
+	    (a != NULL && json_object_set_new(o, "annotations", a) != 0)) {
+		json_decref(o);
+		return NULL;
+	}
+	if (f->icons != NULL && version >= MCP_V20251125)
+		json_object_set(o, "icons", f->icons);
 	return o;
 }
 

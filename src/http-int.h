@@ -1,6 +1,7 @@
 /*
- * http-int.h: what http.c (the daemon) and transport_sse.c (the legacy
- * SSE sessions) share. Loop thread only, like everything HTTP.
+ * http-int.h: what http.c (the daemon), transport_sse.c (the legacy SSE
+ * sessions) and transport_streamable.c (/mcp) share. Loop thread only,
+ * like everything HTTP.
  */
 #ifndef MCP_HTTP_INT_H
 #define MCP_HTTP_INT_H
@@ -8,6 +9,21 @@
 #define SSE_BUCKETS	4096
 
 struct conn_info;
+struct ssess;
+struct sconn;
+struct route;
+
+/* Per request, in *req_cls. */
+struct req {
+	int		 kind;		/* ROUTE_* in http.c */
+	int		 too_large;
+	int		 fresh;		/* /mcp: it opened its session */
+	int		 posted;	/* /mcp: handled, maybe waiting */
+	char		 sid[64];
+	char		*origin;
+	struct buf	 body;
+	struct route	*route;		/* /mcp: a POST waiting on it */
+};
 
 struct http {
 	struct mcp_server	*srv;
@@ -27,8 +43,31 @@ struct http {
 	struct sse_stream	*buckets[SSE_BUCKETS];
 	struct sse_stream	*streams;	/* every live stream */
 	int			 nstreams;
+	/* transport_streamable.c */
+	struct ssess		*sbuckets[SSE_BUCKETS];
+	struct ssess		*ssessions;
+	int			 nssessions;
+	struct sconn		*sconns;	/* every live /mcp stream */
+	int			 nsconns;
 };
 
 void	 mcp__http_streaming(struct MHD_Connection *conn) MCP_HIDDEN;
+
+/* transport_streamable.c, called by http.c */
+enum MHD_Result mcp__mcp_post(struct http *h, struct MHD_Connection *conn,
+	    struct req *rq) MCP_HIDDEN;
+enum MHD_Result mcp__mcp_resumed(struct http *h,
+	    struct MHD_Connection *conn, struct req *rq) MCP_HIDDEN;
+enum MHD_Result mcp__mcp_get(struct http *h, struct MHD_Connection *conn,
+	    const char *sid, const char *origin) MCP_HIDDEN;
+enum MHD_Result mcp__mcp_delete(struct http *h,
+	    struct MHD_Connection *conn, const char *sid, const char *origin)
+	    MCP_HIDDEN;
+void	 mcp__mcp_req_done(struct req *rq) MCP_HIDDEN;
+void	 mcp__mcp_sweep(struct http *h, double now) MCP_HIDDEN;
+int	 mcp__mcp_busy(struct http *h) MCP_HIDDEN;
+void	 mcp__mcp_end_all(struct http *h) MCP_HIDDEN;
+void	 mcp__mcp_abort_all(struct http *h) MCP_HIDDEN;
+void	 mcp__mcp_free_all(struct http *h) MCP_HIDDEN;
 
 #endif /* MCP_HTTP_INT_H */

@@ -5,7 +5,8 @@
  * follows MHD_get_timeout. This file routes requests, applies what every
  * endpoint shares (Host and Origin checks, bearer auth, CORS, body limits,
  * the request deadline against slow clients), and hands /sse and
- * /messages to transport_sse.c. Loop thread only.
+ * /messages to transport_sse.c, /mcp to transport_streamable.c. Loop
+ * thread only.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -34,17 +35,9 @@ struct conn_info {
 	double			 since;		/* request clock start */
 };
 
-/* Per request, in *req_cls. */
-struct req {
-	int		 kind;		/* ROUTE_* */
-	int		 too_large;
-	char		 sid[64];
-	char		*origin;
-	struct buf	 body;
-};
-
 enum {
-	ROUTE_MESSAGES = 1
+	ROUTE_MESSAGES = 1,
+	ROUTE_MCP
 };
 
 #ifndef MEM_LIMIT
@@ -56,12 +49,17 @@ update_timer(struct http *h)
 {
 	MHD_UNSIGNED_LONG_LONG	 ms;
 
-	if (MHD_get_timeout(h->d, &ms) == MHD_YES) {
+	if (MHD_get_timeout(h->d, &ms) != MHD_YES) {
+		ev_timer_stop(h->srv->loop, &h->timer);
+	} else if (ms == 0) {
+		/* At once: before the loop polls again (mcp__http_flush). */
+		ev_timer_stop(h->srv->loop, &h->timer);
+		h->need_run = 1;
+	} else {
 		ev_timer_stop(h->srv->loop, &h->timer);
 		ev_timer_set(&h->timer, ms / 1000.0, 0.0);
 		ev_timer_start(h->srv->loop, &h->timer);
-	} else
-		ev_timer_stop(h->srv->loop, &h->timer);
+	}
 }
 
 static void
@@ -101,16 +99,25 @@ mcp__http_wake(struct http *h)
 void
 mcp__http_flush(struct http *h)
 {
+	int	 i;
+
 	if (h == NULL)
 		return;
-	/* Running MHD may drain a stream, and ending streams needs a run. */
-	for (;;) {
+	/* Running MHD may drain a stream, and ending streams needs a run;
+	 * MHD may want to run again at once, a few times at most here. */
+	for (i = 0; i < 8 && (h->need_run || h->recheck); i++) {
 		if (h->need_run)
 			run(h);
-		if (!h->recheck)
-			break;
-		h->recheck = 0;
-		mcp__server_check_drained(h->srv);
+		if (h->recheck) {
+			h->recheck = 0;
+			mcp__server_check_drained(h->srv);
+		}
+	}
+	/* Still more: let the loop come back without blocking. */
+	if (h->need_run) {
+		ev_timer_stop(h->srv->loop, &h->timer);
+		ev_timer_set(&h->timer, 0.0, 0.0);
+		ev_timer_start(h->srv->loop, &h->timer);
 	}
 }
 
@@ -142,6 +149,7 @@ sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		    n == 1 ? "" : "s");
 		h->need_run = 1;
 	}
+	mcp__mcp_sweep(h, now);
 }
 
 static void
@@ -217,6 +225,7 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	}
 	if (r == NULL)
 		return;
+	mcp__mcp_req_done(r);
 	free(r->origin);
 	mcp__buf_free(&r->body);
 	free(r);
@@ -439,17 +448,120 @@ preflight(struct MHD_Connection *conn, const char *origin)
 	return rc;
 }
 
+/* ---- OAuth protected-resource metadata (RFC 9728) ---------------------- */
+
+#define WELL_KNOWN	"/.well-known/oauth-protected-resource"
+
+/* The root form, or the path-inserted form for {base}/mcp. */
+static int
+is_metadata(struct http *h, const char *url)
+{
+	size_t	 n = strlen(WELL_KNOWN);
+
+	if (strncmp(url, WELL_KNOWN, n) != 0)
+		return 0;
+	url += n;
+	if (*url == '\0')
+		return 1;
+	n = strlen(h->conf->base_path);
+	return strncmp(url, h->conf->base_path, n) == 0 &&
+	    strcmp(url + n, "/mcp") == 0;
+}
+
+/* This server's /mcp URL: --resource-url, else from the Host header. */
+static void
+resource_url(struct http *h, struct MHD_Connection *conn, char *out,
+    size_t len)
+{
+	const char	*host;
+
+	if (h->conf->resource_url != NULL) {
+		snprintf(out, len, "%s", h->conf->resource_url);
+		return;
+	}
+	host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
+	/* Reflected into a header: only what a host name can hold. */
+	if (host != NULL && (host[0] == '\0' || strspn(host, "abcdefghijklmn"
+	    "opqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:[]") !=
+	    strlen(host)))
+		host = NULL;
+	snprintf(out, len, "http://%s%s/mcp", host != NULL ? host :
+	    "localhost", h->conf->base_path);
+}
+
+/* The metadata's URL: the path-inserted form of the resource URL. */
+static void
+metadata_url(struct http *h, struct MHD_Connection *conn, char *out,
+    size_t len)
+{
+	char		 res[512];
+	const char	*p, *path;
+
+	resource_url(h, conn, res, sizeof(res));
+	p = strstr(res, "://");
+	path = p != NULL ? strchr(p + 3, '/') : NULL;
+	if (path == NULL)
+		snprintf(out, len, "%s%s", res, WELL_KNOWN);
+	else
+		snprintf(out, len, "%.*s%s%s", (int)(path - res), res,
+		    WELL_KNOWN, path);
+}
+
+static enum MHD_Result
+metadata(struct http *h, struct MHD_Connection *conn, const char *method,
+    const char *origin)
+{
+	json_t		*doc;
+	struct buf	 b = { 0 };
+	char		 res[512];
+	enum MHD_Result	 rc;
+
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return reply_text(conn, 405, "method not allowed\n", "Allow",
+		    "GET, HEAD");
+	resource_url(h, conn, res, sizeof(res));
+	doc = json_pack("{s:s, s:[s], s:[s]}", "resource", res,
+	    "authorization_servers", h->conf->auth_server,
+	    "bearer_methods_supported", "header");
+	if (doc == NULL || mcp__buf_addjson(&b, doc) != MCP_OK) {
+		json_decref(doc);
+		return MHD_NO;
+	}
+	json_decref(doc);
+	rc = mcp__http_reply(conn, 200, "application/json", b.data, b.len,
+	    origin);
+	mcp__buf_free(&b);
+	return rc;
+}
+
+/* 401, naming the metadata when an authorization server is set. */
+static enum MHD_Result
+unauthorized(struct http *h, struct MHD_Connection *conn, int wrong)
+{
+	char	 meta[600], value[700];
+
+	if (h->conf->auth_server == NULL)
+		return reply_text(conn, 401, "unauthorized\n",
+		    "WWW-Authenticate", wrong ?
+		    "Bearer error=\"invalid_token\"" : "Bearer");
+	metadata_url(h, conn, meta, sizeof(meta));
+	snprintf(value, sizeof(value), "Bearer %sresource_metadata=\"%s\"",
+	    wrong ? "error=\"invalid_token\", " : "", meta);
+	return reply_text(conn, 401, "unauthorized\n", "WWW-Authenticate",
+	    value);
+}
+
 /* The first call for a request: headers are in. */
 static enum MHD_Result
 begin(struct http *h, struct MHD_Connection *conn, const char *url,
     const char *method, void **req_cls)
 {
-	const char	*path, *origin, *why, *v;
+	const char	*path, *origin, *why, *v, *sid = NULL;
 	struct conn_info *ci;
 	struct req	*r;
 	char		*end;
 	unsigned long long len;
-	int		 wrong;
+	int		 wrong, kind;
 
 	/* A request has begun: it gets --request-timeout to arrive whole. */
 	ci = conn_info(conn);
@@ -477,10 +589,10 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 			    NULL, NULL);
 		return preflight(conn, origin);
 	}
+	if (h->conf->auth_server != NULL && is_metadata(h, url))
+		return metadata(h, conn, method, origin);
 	if (!check_auth(h, conn, &wrong))
-		return reply_text(conn, 401, "unauthorized\n",
-		    "WWW-Authenticate", wrong ?
-		    "Bearer error=\"invalid_token\"" : "Bearer");
+		return unauthorized(h, conn, wrong);
 	if (path != NULL && strcmp(path, "/sse") == 0) {
 		if (strcmp(method, "GET") != 0)
 			return reply_text(conn, 405, "method not allowed\n",
@@ -488,9 +600,21 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		mcp__http_streaming(conn);
 		return mcp__sse_open(h, conn, origin);
 	}
-	if (path == NULL || strcmp(path, "/messages") != 0)
+	kind = ROUTE_MESSAGES;
+	if (path != NULL && strcmp(path, "/mcp") == 0) {
+		kind = ROUTE_MCP;
+		sid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+		    "Mcp-Session-Id");
+		if (strcmp(method, "GET") == 0)
+			return mcp__mcp_get(h, conn, sid, origin);
+		if (strcmp(method, "DELETE") == 0)
+			return mcp__mcp_delete(h, conn, sid, origin);
+		if (strcmp(method, "POST") != 0)
+			return reply_text(conn, 405, "method not allowed\n",
+			    "Allow", "GET, POST, DELETE");
+	} else if (path == NULL || strcmp(path, "/messages") != 0)
 		return reply_text(conn, 404, "not found\n", NULL, NULL);
-	if (strcmp(method, "POST") != 0)
+	else if (strcmp(method, "POST") != 0)
 		return reply_text(conn, 405, "method not allowed\n", "Allow",
 		    "POST");
 	if (!is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
@@ -510,12 +634,15 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return MHD_NO;
-	r->kind = ROUTE_MESSAGES;
-	v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
-	    "sessionId");
-	if (v == NULL)
-		v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-		    "Mcp-Session-Id");
+	r->kind = kind;
+	v = sid;
+	if (kind == ROUTE_MESSAGES) {
+		v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
+		    "sessionId");
+		if (v == NULL)
+			v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+			    "Mcp-Session-Id");
+	}
 	if (v != NULL)
 		snprintf(r->sid, sizeof(r->sid), "%s", v);
 	r->origin = origin != NULL ? strdup(origin) : NULL;
@@ -553,9 +680,16 @@ access_cb(void *cls, struct MHD_Connection *conn, const char *url,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	/* A suspended POST is back: its answer (or stream) is ready. */
+	if (r->posted)
+		return mcp__mcp_resumed(h, conn, r);
 	if (r->too_large)
 		return mcp__http_reply_rpc(conn, 413, MCP_RPC_INVALID_REQUEST,
 		    "message exceeds --max-message", r->origin);
+	if (r->kind == ROUTE_MCP) {
+		r->posted = 1;
+		return mcp__mcp_post(h, conn, r);
+	}
 	if (r->sid[0] == '\0')
 		return mcp__http_reply_rpc(conn, 400, MCP_RPC_INVALID_REQUEST,
 		    "missing sessionId", r->origin);
@@ -708,13 +842,17 @@ mcp__http_start(struct mcp_server *srv)
 	if (ss.ss_family == AF_INET6) {
 		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr,
 		    shown, sizeof(shown));
-		mcp_log(MCP_LOG_NOTICE, "listening on http://[%s]:%u%s/sse",
-		    shown, h->port, srv->hconf.base_path);
+		mcp_log(MCP_LOG_NOTICE, "listening on http://[%s]:%u%s/sse "
+		    "and http://[%s]:%u%s/mcp", shown, h->port,
+		    srv->hconf.base_path, shown, h->port,
+		    srv->hconf.base_path);
 	} else {
 		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr,
 		    shown, sizeof(shown));
-		mcp_log(MCP_LOG_NOTICE, "listening on http://%s:%u%s/sse",
-		    shown, h->port, srv->hconf.base_path);
+		mcp_log(MCP_LOG_NOTICE, "listening on http://%s:%u%s/sse "
+		    "and http://%s:%u%s/mcp", shown, h->port,
+		    srv->hconf.base_path, shown, h->port,
+		    srv->hconf.base_path);
 	}
 	return MCP_OK;
 }
@@ -736,8 +874,10 @@ mcp__http_quiesce(struct http *h)
 void
 mcp__http_abort(struct http *h)
 {
-	if (h != NULL)
-		mcp__sse_abort_all(h);
+	if (h == NULL)
+		return;
+	mcp__sse_abort_all(h);
+	mcp__mcp_abort_all(h);
 }
 
 /*
@@ -753,12 +893,13 @@ mcp__http_drained(struct http *h)
 	/* Once ended, streams take nothing new: no need to look again, and
 	 * looking on every stream's exit would be quadratic. */
 	if (!h->ended) {
-		if (mcp__sse_busy(h))
+		if (mcp__sse_busy(h) || mcp__mcp_busy(h))
 			return 0;
 		mcp__sse_end_all(h);
+		mcp__mcp_end_all(h);
 		h->ended = 1;
 	}
-	return h->nstreams == 0;
+	return h->nstreams == 0 && h->nsconns == 0;
 }
 
 void
@@ -767,6 +908,7 @@ mcp__http_free(struct http *h)
 	if (h == NULL)
 		return;
 	mcp__sse_end_all(h);
+	mcp__mcp_free_all(h);
 	/* MHD wants every connection resumed before it stops. */
 	MHD_run(h->d);
 	ev_io_stop(h->srv->loop, &h->io);

@@ -3,6 +3,10 @@
  * the layers. Nothing here is installed. The layers, top to bottom:
  *
  *   transport_stdio.c   bytes <-> JSON-RPC messages on fds 0 and 1
+ *   http.c              the libmicrohttpd daemon in the loop, routing, checks
+ *   transport_sse.c     legacy HTTP+SSE: GET /sse, POST /messages
+ *   transport_streamable.c  /mcp: sessions, per-POST routes (s->route,
+ *                       session_ops hold and close), event logs
  *   session.c           one client: version, capabilities, in-flight table
  *   protocol.c          JSON-RPC envelope rules and the MCP methods
  *   registry.c          the tool table with compiled schemas
@@ -186,6 +190,7 @@ struct tool {
 	json_t			*input_schema;
 	json_t			*output_schema;
 	json_t			*annotations;
+	json_t			*icons;		/* [Icon], 2025-11-25 */
 	struct mcp__schema	*in;
 	struct mcp__schema	*out;
 	atomic_int		 timeout_ms;	/* 0: the server's */
@@ -238,6 +243,8 @@ struct feat {
 	char			*mime;
 	long long		 size;		/* -1: unknown */
 	json_t			*args;		/* prompts: [{name,...}] */
+	json_t			*annotations;	/* resources, templates */
+	json_t			*icons;		/* [Icon], 2025-11-25 */
 	mcp_tool_fn		 fn;
 	void			*udata;
 	void			(*udata_free)(void *);
@@ -266,6 +273,9 @@ struct features {
 	mcp_tool_fn	 complete_fn;
 	void		*complete_udata;
 	void		(*complete_free)(void *);
+	mcp_roots_fn	 roots_fn;	/* roots/list_changed; set before run */
+	void		*roots_udata;
+	void		(*roots_free)(void *);
 	pthread_mutex_t	 nlock;		/* the two below */
 	int		 changed;	/* MCP_CHANGED_* */
 	struct upd	*uhead;
@@ -301,6 +311,15 @@ int	 mcp__template_valid(const char *tmpl) MCP_HIDDEN;
 void	 mcp__notify_changed(struct mcp_server *srv, int what) MCP_HIDDEN;
 /* Worker: runs a read, get or complete call and serialises it. */
 void	 mcp__feature_run(struct mcp_call *c) MCP_HIDDEN;
+/* Annotations from the public arguments (mcp_result_annotate(3)); *OUT
+ * NULL when all three are left out. MCP_EINVAL on a bad value. */
+int	 mcp__annotations_make(int audience, double priority,
+	    const char *last_modified, json_t **out) MCP_HIDDEN;
+/* A as VERSION knows it (a new reference in *OUT; NULL if empty). */
+int	 mcp__annotations_for(const json_t *a, int version, json_t **out)
+	    MCP_HIDDEN;
+/* JSON text of an array of Icon objects, checked; NULL (logged) if bad. */
+json_t	*mcp__icons_parse(const char *text, const char *who) MCP_HIDDEN;
 /* Loop: start and stop the notification watcher. */
 void	 mcp__features_start(struct mcp_server *srv) MCP_HIDDEN;
 void	 mcp__features_stop(struct mcp_server *srv) MCP_HIDDEN;
@@ -311,7 +330,8 @@ enum call_kind {
 	CALL_TOOL,		/* tools/call */
 	CALL_READ,		/* resources/read */
 	CALL_PROMPT,		/* prompts/get */
-	CALL_COMPLETE		/* completion/complete */
+	CALL_COMPLETE,		/* completion/complete */
+	CALL_ROOTS		/* roots/list_changed: no id, no answer */
 };
 
 struct session;
@@ -324,11 +344,13 @@ struct mcp_call {
 	 * call's own answer. NOTE_OF is the call; OUT the message. */
 	struct mcp_call	*note_of;
 	struct client_req *req;		/* a note that asks the client */
+	int		 close_stream;	/* a note: mcp_call_close_stream */
 	struct pool	*pool;		/* for notes, from the worker */
 	int		 caps;		/* MCP_CAP_*: what it may ask */
 	struct mcp_call	*hnext;		/* session in-flight chain */
 	struct session	*sess;		/* loop-side; a reference */
 	struct batch	*batch;		/* JSON-RPC batch it belongs to */
+	void		*route;		/* loop: where its messages go */
 	struct tool	*tool;		/* a reference */
 	enum call_kind	 kind;
 	struct feat	*feat;		/* a reference; read, get, complete */
@@ -363,6 +385,8 @@ struct mcp_call {
 	/* The result being built, worker side: content blocks go straight
 	 * into CONTENT as serialised JSON, comma-separated. */
 	struct buf	 content;
+	size_t		 block_at;	/* where the last block starts */
+	int		 annotated;	/* ... and it has annotations */
 	json_t		*structured;
 	int		 is_error;
 	int		 has_text;
@@ -454,12 +478,29 @@ void	 mcp__clientreq_answer(struct session *s, struct rpc_fields *f)
 	    MCP_HIDDEN;
 void	 mcp__clientreq_drop(struct session *s, struct mcp_call *c)
 	    MCP_HIDDEN;
+/* Loop: the client sent notifications/roots/list_changed. */
+void	 mcp__clientreq_roots_changed(struct session *s) MCP_HIDDEN;
 
 /* ---- session.c -------------------------------------------------------- */
 
+/*
+ * A transport may route messages: Streamable HTTP sends what a request
+ * causes (its notes, its requests to the client, its answer) on that
+ * request's own stream. ROUTE is the transport's handle for it, taken
+ * from s->route while the input is handled; NULL means the session's
+ * own channel (stdio, the legacy stream, the standalone GET stream).
+ */
 struct session_ops {
-	/* Sends one JSON text (no newline). The transport frames it. */
-	int	(*send)(struct session *s, const char *json, size_t len);
+	/* Sends one JSON text (no newline) on ROUTE; FINAL when it answers
+	 * a request. The transport frames it. */
+	int	(*send)(struct session *s, void *route, const char *json,
+		    size_t len, int final);
+	/* A call or batch takes (+1) or lets go of (-1) ROUTE: once let
+	 * go, it sends nothing more there. NULL: no routing. */
+	void	(*hold)(struct session *s, void *route, int delta);
+	/* mcp_call_close_stream: end ROUTE's connection, keep the route
+	 * for a resumption. NULL: nothing to close. */
+	void	(*close)(struct session *s, void *route);
 };
 
 struct session {
@@ -482,6 +523,8 @@ struct session {
 	struct session			*snext;		/* srv->sessions */
 	struct session			*sprev;
 	json_t				*subs;		/* subscribed uris */
+	void				*route;		/* of the input being handled */
+	int				 implicit;	/* stateless: no initialize needed */
 };
 
 struct session *mcp__session_new(struct mcp_server *srv,
@@ -492,6 +535,9 @@ void	 mcp__session_unref(struct session *s) MCP_HIDDEN;
 int	 mcp__session_send(struct session *s, const char *json, size_t len)
 	    MCP_HIDDEN;
 int	 mcp__session_sendbuf(struct session *s, struct buf *b) MCP_HIDDEN;
+/* Sends an answer (a response) on s->route. */
+int	 mcp__session_answer(struct session *s, const char *json, size_t len)
+	    MCP_HIDDEN;
 /* In-flight table, keyed by id value and type. */
 struct mcp_call *mcp__session_find(struct session *s, const char *key,
 	    uint32_t hash) MCP_HIDDEN;
@@ -542,6 +588,9 @@ void	 mcp__stdio_free(struct stdio_transport *t) MCP_HIDDEN;
 #define MCP_DEF_REQ_TIMEOUT	10		/* s for a whole request */
 #define MCP_DEF_IDLE_TIMEOUT	30		/* s a stream may stall */
 #define MCP_DEF_MAX_PER_IP	1000
+#define MCP_DEF_EVENT_LOG	(256u * 1024)	/* per stream */
+#define MCP_DEF_SESSION_TIMEOUT	1800		/* s */
+#define MCP_DEF_SSE_RETRY	1000		/* ms */
 
 struct http_conf {
 	char		*addr;		/* "127.0.0.1:8080", "[::1]:0" */
@@ -558,6 +607,14 @@ struct http_conf {
 	char		**allow_origins;
 	int		 nallow_origins;
 	char		*auth_token;
+	/* Streamable HTTP (/mcp) */
+	int		 stateless;	/* no sessions */
+	int		 json_response;	/* JSON bodies, never SSE */
+	size_t		 event_log;	/* bytes kept per stream to replay */
+	int		 session_timeout; /* s idle before a session ends */
+	int		 sse_retry;	/* ms, the priming event's retry */
+	char		*auth_server;	/* for protected-resource metadata */
+	char		*resource_url;
 };
 
 struct http;

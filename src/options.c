@@ -80,6 +80,18 @@ read_token(const char *file, char **out)
 	return *out == NULL ? MCP_ENOMEM : MCP_OK;
 }
 
+static int
+set_str(char **dst, const char *value)
+{
+	char	*p;
+
+	if ((p = strdup(value)) == NULL)
+		return MCP_ENOMEM;
+	free(*dst);
+	*dst = p;
+	return MCP_OK;
+}
+
 int
 mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 {
@@ -116,6 +128,11 @@ mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 	NUM("request-timeout", 1, 3600, c->request_timeout)
 	NUM("idle-timeout", 1, 86400, c->idle_timeout)
 	NUM("max-per-ip", 1, 1000000, c->max_per_ip)
+	NUM("stateless", 0, 1, c->stateless)
+	NUM("json-response", 0, 1, c->json_response)
+	NUM("event-log", 0, 1L << 30, c->event_log)
+	NUM("session-timeout", 1, 86400 * 30, c->session_timeout)
+	NUM("sse-retry", 0, 3600000, c->sse_retry)
 #undef NUM
 	if (strcmp(name, "http") == 0) {
 		p = strdup(value);
@@ -144,6 +161,10 @@ mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 		return add_to(&c->allow_hosts, &c->nallow_hosts, value);
 	if (strcmp(name, "allow-origin") == 0)
 		return add_to(&c->allow_origins, &c->nallow_origins, value);
+	if (strcmp(name, "authorization-server") == 0)
+		return set_str(&c->auth_server, value);
+	if (strcmp(name, "resource-url") == 0)
+		return set_str(&c->resource_url, value);
 	if (strcmp(name, "auth-token-file") == 0)
 		return read_token(value, &c->auth_token);
 	if (strcmp(name, "auth-token") == 0) {
@@ -179,5 +200,7 @@ mcp__http_conf_free(struct http_conf *c)
 			*z++ = '\0';
 	}
 	free(c->auth_token);
+	free(c->auth_server);
+	free(c->resource_url);
 	memset(c, 0, sizeof(*c));
 }

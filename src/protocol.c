@@ -37,6 +37,7 @@ struct batch {
 	int		 parsing;
 	int		 sent;
 	struct session	*sess;
+	void		*route;		/* held until the answer is sent */
 	struct buf	 out;
 };
 
@@ -72,26 +73,41 @@ batch_add(struct batch *bt, const char *json, size_t len)
 	bt->count++;
 }
 
+/* What held *ROUTEP will send nothing more on it. */
+static void
+release(struct session *s, void **routep)
+{
+	if (*routep != NULL && s->ops->hold != NULL)
+		s->ops->hold(s, *routep, -1);
+	*routep = NULL;
+}
+
 static void
 batch_flush(struct batch *bt)
 {
+	struct session	*s = bt->sess;
+	void		*saved = s->route;
+
 	if (bt->parsing || bt->pending > 0 || bt->sent)
 		return;
 	bt->sent = 1;
 	/* A batch of notifications only is answered with nothing. */
+	s->route = bt->route;
 	if (bt->count > 0 && mcp__buf_addc(&bt->out, ']') == MCP_OK)
-		mcp__session_sendbuf(bt->sess, &bt->out);
+		mcp__session_answer(s, bt->out.data, bt->out.len);
+	s->route = saved;
+	release(s, &bt->route);
 	mcp__buf_free(&bt->out);
 }
 
-/* Sends the message in B, or adds it to the batch. */
+/* Sends the answer in B, or adds it to the batch. */
 static void
 reply(struct session *s, struct batch *bt, struct buf *b)
 {
 	if (bt != NULL)
 		batch_add(bt, b->data + b->off, b->len - b->off);
 	else
-		mcp__session_sendbuf(s, b);
+		mcp__session_answer(s, b->data + b->off, b->len - b->off);
 }
 
 static void
@@ -349,6 +365,9 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 		c->batch = bt;
 		bt->refs++;
 		bt->pending++;
+	} else if (s->route != NULL && s->ops->hold != NULL) {
+		c->route = s->route;
+		s->ops->hold(s, c->route, 1);
 	}
 	if (mcp__pool_submit(&s->srv->pool, c) == MCP_OK) {
 		mcp__server_queued(s->srv);
@@ -357,6 +376,7 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	snprintf(msgbuf, sizeof(msgbuf), "server busy: %d calls queued, try "
 	    "again later", s->srv->queue_size);
 	reply_error(s, bt, c->id, MCP_RPC_SERVER_BUSY, msgbuf);
+	release(s, &c->route);
 	mcp__session_untrack(s, c);
 	s->pending--;
 	if (bt != NULL) {
@@ -525,6 +545,7 @@ timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct mcp_call	*c = w->data;
 	struct buf	 b = { 0 };
+	void		*saved;
 	char		 msg[200];
 	int		 rc;
 
@@ -545,8 +566,12 @@ timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		rc = mcp__buf_addstr(&b, msg, strlen(msg));
 	if (rc == MCP_OK)
 		rc = mcp__buf_adds(&b, "}],\"isError\":true}}");
-	if (rc == MCP_OK)
+	if (rc == MCP_OK) {
+		saved = c->sess->route;
+		c->sess->route = c->route;
 		reply(c->sess, c->batch, &b);
+		c->sess->route = saved;
+	}
 	mcp__buf_free(&b);
 	mcp__protocol_drop(c);
 	mcp__server_check_drained(c->sess->srv);
@@ -635,6 +660,7 @@ mcp__protocol_drop(struct mcp_call *c)
 	atomic_store(&c->cancelled, 1);
 	c->dropped = 1;
 	c->sess->pending--;
+	release(c->sess, &c->route);
 	if (c->batch != NULL) {
 		c->batch->pending--;
 		batch_flush(c->batch);
@@ -667,6 +693,8 @@ notification(struct session *s, struct rpc_fields *f,
 		do_cancelled(s, params_of(f));
 	else if (strcmp(m->method, "notifications/initialized") == 0)
 		;		/* nothing to do: requests are already allowed */
+	else if (strcmp(m->method, "notifications/roots/list_changed") == 0)
+		mcp__clientreq_roots_changed(s);
 	else
 		MCP_LOG(MCP_LOG_DEBUG, "ignoring notification %.80s",
 		    m->method);
@@ -704,7 +732,7 @@ request(struct session *s, struct batch *bt, struct rpc_fields *f,
 		do_initialize(s, bt, m->id, params_of(f));
 		return;
 	}
-	if (!s->initialized) {
+	if (!s->initialized && !s->implicit) {
 		reply_error(s, bt, m->id, MCP_RPC_INVALID_REQUEST,
 		    "not initialized: send initialize first");
 		return;
@@ -782,9 +810,10 @@ batch(struct session *s, json_t *arr)
 		    "empty batch");
 		return;
 	}
-	if (!s->initialized || s->version != MCP_V20250326) {
+	if ((!s->initialized && !s->implicit) ||
+	    s->version != MCP_V20250326) {
 		snprintf(why, sizeof(why), "batches are not supported by "
-		    "protocol %s", s->initialized ?
+		    "protocol %s", s->initialized || s->implicit ?
 		    mcp__version_str(s->version) : "before initialize");
 		mcp__protocol_error(s, MCP_RPC_INVALID_REQUEST, why);
 		return;
@@ -799,6 +828,10 @@ batch(struct session *s, json_t *arr)
 	bt->parsing = 1;
 	bt->sess = s;
 	s->refs++;
+	if (s->route != NULL && s->ops->hold != NULL) {
+		bt->route = s->route;
+		s->ops->hold(s, bt->route, 1);
+	}
 	for (i = 0; i < json_array_size(arr); i++) {
 		if (mcp__rpc_fields_from_json(json_array_get(arr, i), &f) !=
 		    MCP_OK) {
@@ -858,6 +891,7 @@ void
 mcp__protocol_complete(struct mcp_call *c)
 {
 	struct session	*s = c->sess;
+	void		*saved = s->route;
 
 	ev_timer_stop(s->srv->loop, &c->timer);
 	if (s->reqs != NULL)
@@ -869,14 +903,19 @@ mcp__protocol_complete(struct mcp_call *c)
 			    "cancelled call %s", c->key + 1);
 	} else {
 		s->pending--;
-		if (c->out == NULL) {
+		s->route = c->route;
+		if (c->kind == CALL_ROOTS) {
+			;	/* a notification's callback: no answer */
+		} else if (c->out == NULL) {
 			reply_error(s, c->batch, c->id, MCP_RPC_INTERNAL_ERROR,
 			    "out of memory");
 		} else if (c->batch != NULL) {
 			batch_add(c->batch, c->out, c->outlen);
 		} else {
-			mcp__session_send(s, c->out, c->outlen);
+			mcp__session_answer(s, c->out, c->outlen);
 		}
+		s->route = saved;
+		release(s, &c->route);
 		if (c->batch != NULL) {
 			c->batch->pending--;
 			batch_flush(c->batch);
@@ -892,11 +931,18 @@ void
 mcp__protocol_note(struct mcp_call *n)
 {
 	struct mcp_call	*c = n->note_of;
+	struct session	*s = c->sess;
+	void		*saved = s->route;
 
-	if (n->req != NULL)
+	s->route = c->route;
+	if (n->close_stream) {
+		if (!c->dropped && c->route != NULL && s->ops->close != NULL)
+			s->ops->close(s, c->route);
+	} else if (n->req != NULL)
 		mcp__clientreq_send(n);
 	else if (!c->dropped)
-		mcp__session_send(c->sess, n->out, n->outlen);
+		mcp__session_send(s, n->out, n->outlen);
+	s->route = saved;
 	mcp__call_free(n);
 }
 
@@ -910,16 +956,24 @@ mcp__protocol_abort(struct session *s)
 {
 	struct mcp_call	*c;
 	struct batch	*bt;
+	void		*saved;
 	size_t		 i;
 
 	for (i = 0; i < s->nbuckets; i++)
 		for (c = s->buckets[i]; c != NULL; c = c->hnext) {
 			if (c->dropped)
 				continue;
+			if (c->kind == CALL_ROOTS) {
+				mcp__protocol_drop(c);	/* owes no answer */
+				continue;
+			}
 			bt = c->batch;
+			saved = s->route;
+			s->route = c->route;
 			reply_error(s, bt, c->id, MCP_RPC_INTERNAL_ERROR,
 			    "server shutting down: the call did not finish "
 			    "within the grace period");
+			s->route = saved;
 			c->batch = NULL;
 			mcp__protocol_drop(c);
 			if (bt != NULL) {

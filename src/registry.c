@@ -43,6 +43,7 @@ tool_free(struct tool *t)
 	json_decref(t->input_schema);
 	json_decref(t->output_schema);
 	json_decref(t->annotations);
+	json_decref(t->icons);
 	mcp__schema_free(t->in);
 	mcp__schema_free(t->out);
 	free(t);
@@ -306,6 +307,18 @@ set_annotations(struct tool *t, const char *s)
 	return MCP_OK;
 }
 
+static int
+set_icons(struct tool *t, const char *s)
+{
+	json_t	*j = NULL;
+
+	if (s != NULL && (j = mcp__icons_parse(s, t->name)) == NULL)
+		return MCP_EINVAL;
+	json_decref(t->icons);
+	t->icons = j;
+	return MCP_OK;
+}
+
 int
 mcp_tool_set_timeout(mcp_server *srv, const char *name, int ms)
 {
@@ -343,6 +356,12 @@ mcp_tool_set_annotations(mcp_server *srv, const char *name,
 	return tool_update(srv, name, set_annotations, annotations);
 }
 
+int
+mcp_tool_set_icons(mcp_server *srv, const char *name, const char *icons)
+{
+	return tool_update(srv, name, set_icons, icons);
+}
+
 /* The Tool object as the negotiated VERSION knows it. Lock held. */
 static json_t *
 tool_json(const struct tool *t, int version)
@@ -362,6 +381,8 @@ tool_json(const struct tool *t, int version)
 		json_object_set(o, "outputSchema", t->output_schema);
 	if (t->annotations != NULL && version >= MCP_V20250326)
 		json_object_set(o, "annotations", t->annotations);
+	if (t->icons != NULL && version >= MCP_V20251125)
+		json_object_set(o, "icons", t->icons);
 	return o;
 }
 

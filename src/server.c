@@ -214,6 +214,9 @@ mcp_server_new(const char *name, const char *version)
 	srv->hconf.request_timeout = MCP_DEF_REQ_TIMEOUT;
 	srv->hconf.idle_timeout = MCP_DEF_IDLE_TIMEOUT;
 	srv->hconf.max_per_ip = MCP_DEF_MAX_PER_IP;
+	srv->hconf.event_log = MCP_DEF_EVENT_LOG;
+	srv->hconf.session_timeout = MCP_DEF_SESSION_TIMEOUT;
+	srv->hconf.sse_retry = MCP_DEF_SSE_RETRY;
 	if (srv->hconf.base_path == NULL)
 		goto fail;
 	if (mcp__registry_new(&srv->reg) != MCP_OK)

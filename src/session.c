@@ -85,7 +85,15 @@ mcp__session_send(struct session *s, const char *json, size_t len)
 {
 	if (s->closed)
 		return MCP_ESTATE;
-	return s->ops->send(s, json, len);
+	return s->ops->send(s, s->route, json, len, 0);
+}
+
+int
+mcp__session_answer(struct session *s, const char *json, size_t len)
+{
+	if (s->closed)
+		return MCP_ESTATE;
+	return s->ops->send(s, s->route, json, len, 1);
 }
 
 int

@@ -38,10 +38,13 @@ struct sse_stream {
 	int			 cut;		/* connection shut down */
 };
 
-static int	 sse_send(struct session *, const char *, size_t);
+static int	 sse_send(struct session *, void *, const char *, size_t,
+		    int);
 
 static const struct session_ops sse_ops = {
 	sse_send,
+	NULL,
+	NULL,
 };
 
 static struct sse_stream *
@@ -112,10 +115,13 @@ queue(struct sse_stream *st, const char *a, size_t alen, const char *b,
 
 /* One JSON-RPC message as one event: a single data line. */
 static int
-sse_send(struct session *s, const char *json, size_t len)
+sse_send(struct session *s, void *route, const char *json, size_t len,
+    int final)
 {
 	static const char	 head[] = "event: message\ndata: ";
 
+	(void)route;
+	(void)final;
 	return queue(s->tdata, head, sizeof(head) - 1, json, len, "\n\n", 2);
 }
 
@@ -231,9 +237,9 @@ mcp__sse_open(struct http *h, struct MHD_Connection *conn,
 	if (h->quiesced)
 		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
 		    "server shutting down", origin);
-	if (h->nstreams >= h->conf->max_sessions) {
+	if (h->nstreams + h->nssessions >= h->conf->max_sessions) {
 		mcp_log(MCP_LOG_WARN, "sse: %d sessions open (--max-sessions),"
-		    " refusing another", h->nstreams);
+		    " refusing another", h->nstreams + h->nssessions);
 		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
 		    "too many sessions", origin);
 	}

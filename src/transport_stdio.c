@@ -39,10 +39,13 @@ struct stdio_transport {
 	int			 broken;	/* output failed: client gone */
 };
 
-static int	 stdio_send(struct session *, const char *, size_t);
+static int	 stdio_send(struct session *, void *, const char *, size_t,
+		    int);
 
 static const struct session_ops stdio_ops = {
 	stdio_send,
+	NULL,
+	NULL,
 };
 
 static void	 try_write(struct stdio_transport *);
@@ -56,10 +59,13 @@ input_start(struct stdio_transport *t)
 
 /* Queues one message and its newline. */
 static int
-stdio_send(struct session *s, const char *json, size_t len)
+stdio_send(struct session *s, void *route, const char *json, size_t len,
+    int final)
 {
 	struct stdio_transport	*t = s->tdata;
 
+	(void)route;
+	(void)final;
 	if (t->broken)
 		return MCP_ESTATE;
 	if (mcp__buf_reserve(&t->out, len + 1) != MCP_OK) {

@@ -1,0 +1,1241 @@
+/*
+ * transport_streamable.c: the Streamable HTTP transport (protocol
+ * 2025-03-26 on) at {base}/mcp. Each POST carries one message (or a
+ * 2025-03-26 batch); what a request causes -- its progress and log
+ * notes, its requests to the client, its answer -- goes back on that
+ * POST's own route, and the session's other messages on the standalone
+ * GET stream.
+ *
+ * A route is a logical SSE stream: an event log with session-unique ids
+ * ("<route>-<seq>"; route 0 is the standalone stream), bounded by
+ * --event-log, which outlives its HTTP connection so that a GET with
+ * Last-Event-ID can pick it up where the client lost it. A POST whose
+ * answer is not ready is suspended without a response; when the answer
+ * comes first, the whole body goes out at once with a Content-Length
+ * (the connection stays alive); when a note comes first, or nothing
+ * came for --keepalive seconds, the POST turns into a live stream read
+ * from the log. Loop thread only, like all of HTTP.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "mcp-int.h"
+#include "http-int.h"
+
+#define MAX_DONE	16	/* finished routes kept for a replay */
+#define DONE_KEEP	60	/* s */
+
+struct sconn;
+
+struct sev {
+	uint64_t	 seq;
+	uint64_t	 at;		/* absolute offset of its first byte */
+};
+
+struct route {
+	struct route	*next;		/* the session's, oldest first */
+	struct route	*prev;
+	struct ssess	*ss;
+	unsigned	 no;		/* 0: the standalone stream */
+	int		 holds;		/* calls and batches owing answers */
+	int		 inputting;	/* its POST is being handled */
+	int		 nfinal;	/* answers logged */
+	int		 nnote;		/* other messages logged */
+	int		 closing;	/* end the connection, keep the route */
+	int		 stream;	/* waited long enough: stream it */
+	int		 json;		/* the log is one JSON body */
+	int		 bad;		/* only an error without an id */
+	uint64_t	 seq;		/* of the last event */
+	struct buf	 log;
+	uint64_t	 base;		/* absolute offset of log.data[log.off] */
+	struct sev	*ev;		/* events ev[evoff..nev) */
+	size_t		 evoff;
+	size_t		 nev;
+	size_t		 evcap;
+	struct req	*waiting;	/* its POST, not answered yet */
+	struct MHD_Connection *wconn;
+	ev_timer	 wait;		/* waited --keepalive: start a stream */
+	struct sconn	*sc;		/* the connection reading it */
+	double		 done_at;	/* when the last hold went */
+	int		 delivered;	/* all written once; kept a while */
+};
+
+/* One HTTP response streaming a route. */
+struct sconn {
+	struct sconn	*next;		/* h->sconns */
+	struct sconn	*prev;
+	struct route	*r;		/* NULL once the route is gone */
+	struct http	*h;
+	struct MHD_Connection *conn;
+	uint64_t	 pos;		/* absolute offset read up to */
+	struct buf	 extra;		/* priming, comments: before the log */
+	ev_timer	 ka;
+	double		 drained_at;
+	int		 suspended;
+	int		 ending;
+	int		 cut;
+};
+
+struct ssess {
+	struct ssess	*hnext;
+	struct ssess	*next;		/* h->ssessions */
+	struct ssess	*prev;
+	struct http	*h;
+	struct session	*sess;
+	char		 id[33];
+	uint32_t	 hash;
+	int		 stateless;
+	int		 linked;
+	unsigned	 nroutes;
+	struct route	*head;		/* routes, oldest first */
+	struct route	*tail;
+	struct route	*get;		/* the standalone stream */
+	double		 seen;		/* last request */
+};
+
+static int	 st_send(struct session *, void *, const char *, size_t, int);
+static void	 st_hold(struct session *, void *, int);
+static void	 st_close(struct session *, void *);
+
+static const struct session_ops st_ops = {
+	st_send,
+	st_hold,
+	st_close,
+};
+
+static const char *const supported[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL
+};
+
+static uint64_t
+log_end(const struct route *r)
+{
+	return r->base + (r->log.len - r->log.off);
+}
+
+static int
+delivered(const struct route *r)
+{
+	return r->no != 0 && r->holds == 0 && !r->inputting &&
+	    r->sc != NULL && r->sc->pos == log_end(r) &&
+	    r->sc->extra.len == r->sc->extra.off;
+}
+
+/* ---- sessions and routes --------------------------------------------- */
+
+static struct ssess *
+find(struct http *h, const char *id)
+{
+	struct ssess	*ss;
+	uint32_t	 hash = mcp__hash(id);
+
+	for (ss = h->sbuckets[hash % SSE_BUCKETS]; ss != NULL; ss = ss->hnext)
+		if (ss->hash == hash && strcmp(ss->id, id) == 0)
+			return ss;
+	return NULL;
+}
+
+static int
+new_id(char *out)
+{
+	unsigned char	 raw[16];
+	size_t		 got = 0;
+	ssize_t		 n;
+	int		 i;
+
+	while (got < sizeof(raw)) {
+		n = getrandom(raw + got, sizeof(raw) - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		got += (size_t)n;
+	}
+	for (i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
+
+static struct ssess *
+ssess_new(struct http *h, int stateless)
+{
+	struct ssess	*ss;
+
+	ss = calloc(1, sizeof(*ss));
+	if (ss == NULL)
+		return NULL;
+	if (!stateless && new_id(ss->id) != 0) {
+		free(ss);
+		return NULL;
+	}
+	ss->sess = mcp__session_new(h->srv, &st_ops, ss);
+	if (ss->sess == NULL) {
+		free(ss);
+		return NULL;
+	}
+	ss->sess->max_inflight = h->conf->max_inflight;
+	ss->h = h;
+	ss->stateless = stateless;
+	ss->hash = mcp__hash(ss->id);
+	ss->seen = ev_now(h->srv->loop);
+	return ss;
+}
+
+/* Puts SS in the table: it has been initialized. */
+static void
+ssess_link(struct ssess *ss)
+{
+	struct http	*h = ss->h;
+
+	ss->hnext = h->sbuckets[ss->hash % SSE_BUCKETS];
+	h->sbuckets[ss->hash % SSE_BUCKETS] = ss;
+	ss->next = h->ssessions;
+	if (h->ssessions != NULL)
+		h->ssessions->prev = ss;
+	h->ssessions = ss;
+	h->nssessions++;
+	ss->linked = 1;
+}
+
+static void
+sc_resume(struct sconn *sc)
+{
+	if (!sc->suspended)
+		return;
+	sc->suspended = 0;
+	MHD_resume_connection(sc->conn);
+	mcp__http_wake(sc->h);
+}
+
+static void
+route_unlink(struct route *r)
+{
+	struct ssess	*ss = r->ss;
+
+	if (r->prev != NULL)
+		r->prev->next = r->next;
+	else if (ss->head == r)
+		ss->head = r->next;
+	if (r->next != NULL)
+		r->next->prev = r->prev;
+	else if (ss->tail == r)
+		ss->tail = r->prev;
+	r->next = r->prev = NULL;
+	if (ss->get == r)
+		ss->get = NULL;
+}
+
+static void
+route_free(struct route *r)
+{
+	struct http	*h = r->ss->h;
+
+	route_unlink(r);
+	ev_timer_stop(h->srv->loop, &r->wait);
+	if (r->sc != NULL) {
+		r->sc->r = NULL;
+		r->sc->ending = 1;
+		sc_resume(r->sc);
+	}
+	if (r->waiting != NULL) {
+		/* Its handler runs again and finds the route gone. */
+		r->waiting->route = NULL;
+		MHD_resume_connection(r->wconn);
+		mcp__http_wake(h);
+	}
+	mcp__buf_free(&r->log);
+	free(r->ev);
+	free(r);
+}
+
+static void	 wait_cb(struct ev_loop *, ev_timer *, int);
+
+static struct route *
+route_new(struct ssess *ss, unsigned no)
+{
+	struct route	*r;
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL)
+		return NULL;
+	r->ss = ss;
+	r->no = no;
+	r->json = no != 0 && ss->h->conf->json_response;
+	ev_timer_init(&r->wait, wait_cb, ss->h->conf->keepalive, 0.0);
+	r->wait.data = r;
+	r->prev = ss->tail;
+	if (ss->tail != NULL)
+		ss->tail->next = r;
+	else
+		ss->head = r;
+	ss->tail = r;
+	return r;
+}
+
+/*
+ * The session is over (DELETE, idle, shutdown, or a stateless POST
+ * done): calls in flight are cancelled, waiting POSTs get 404, streams
+ * end.
+ */
+static void
+ssess_end(struct ssess *ss)
+{
+	struct http	*h = ss->h;
+	struct ssess	**pp;
+
+	if (ss->linked) {
+		for (pp = &h->sbuckets[ss->hash % SSE_BUCKETS]; *pp != NULL;
+		    pp = &(*pp)->hnext)
+			if (*pp == ss) {
+				*pp = ss->hnext;
+				break;
+			}
+		if (ss->prev != NULL)
+			ss->prev->next = ss->next;
+		else
+			h->ssessions = ss->next;
+		if (ss->next != NULL)
+			ss->next->prev = ss->prev;
+		h->nssessions--;
+	}
+	/* Dropping the calls lets go of their routes (st_hold); calls
+	 * still running keep the session, not SS. */
+	ss->sess->tdata = NULL;
+	mcp__session_close(ss->sess);
+	while (ss->head != NULL)
+		route_free(ss->head);
+	free(ss);
+	mcp__server_check_drained(h->srv);
+}
+
+/*
+ * Finished routes nobody is reading are kept for a replay: at most
+ * MAX_DONE a session (those already written once go first), and for
+ * DONE_KEEP seconds at most (mcp__mcp_sweep).
+ */
+static void
+evict_done(struct ssess *ss)
+{
+	struct route	*r, *next, *oldest = NULL, *written = NULL;
+	int		 n = 0;
+
+	for (r = ss->head; r != NULL; r = next) {
+		next = r->next;
+		if (r->no == 0 || r->holds > 0 || r->sc != NULL ||
+		    r->waiting != NULL || r->inputting)
+			continue;
+		if (oldest == NULL)
+			oldest = r;
+		if (written == NULL && r->delivered)
+			written = r;
+		n++;
+	}
+	if (n <= MAX_DONE)
+		return;
+	if (written == NULL)
+		MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s: dropping an "
+		    "unclaimed stream", ss->id);
+	route_free(written != NULL ? written : oldest);
+}
+
+/* ---- the event log ----------------------------------------------------- */
+
+/* Drops the oldest events while the log is over --event-log, keeping
+ * what the connection has not read and the newest event. */
+static void
+trim(struct route *r)
+{
+	size_t		 bound = r->ss->h->conf->event_log, k;
+	uint64_t	 end = log_end(r), keep;
+
+	if (r->log.len - r->log.off <= bound || r->nev - r->evoff < 2)
+		return;
+	keep = r->sc != NULL ? r->sc->pos : end;
+	for (k = r->evoff; k + 1 < r->nev; k++)
+		if (end - r->ev[k].at <= bound || r->ev[k + 1].at > keep)
+			break;
+	if (k == r->evoff)
+		return;
+	mcp__buf_consume(&r->log, (size_t)(r->ev[k].at - r->base));
+	r->base = r->ev[k].at;
+	r->evoff = k;
+	if (r->evoff > 64 && r->evoff * 2 > r->nev) {
+		memmove(r->ev, r->ev + r->evoff,
+		    (r->nev - r->evoff) * sizeof(*r->ev));
+		r->nev -= r->evoff;
+		r->evoff = 0;
+	}
+}
+
+static void
+cut(struct sconn *sc, const char *why)
+{
+	const union MHD_ConnectionInfo *info;
+
+	if (sc->cut)
+		return;
+	sc->cut = 1;
+	sc->ending = 1;
+	mcp_log(MCP_LOG_NOTICE, "mcp: a stream of session %.8s: %s, "
+	    "closing it", sc->r != NULL ? sc->r->ss->id : "-", why);
+	info = MHD_get_connection_info(sc->conn,
+	    MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (info != NULL)
+		shutdown(info->connect_fd, SHUT_RDWR);
+	sc_resume(sc);
+}
+
+static int
+log_event(struct route *r, const char *json, size_t len)
+{
+	char		 head[64];
+	struct sev	*ev;
+	size_t		 n;
+	int		 rc;
+
+	if (r->json)
+		return mcp__buf_add(&r->log, json, len);
+	if (r->nev == r->evcap) {
+		n = r->evcap != 0 ? r->evcap * 2 : 4;
+		ev = realloc(r->ev, n * sizeof(*ev));
+		if (ev == NULL)
+			return MCP_ENOMEM;
+		r->ev = ev;
+		r->evcap = n;
+	}
+	r->seq++;
+	/* "event: message\nid: <no>-<seq>\ndata: ", without printf. */
+	memcpy(head, "event: message\nid: ", 19);
+	n = 19 + mcp__fmt_int(head + 19, (long long)r->no);
+	head[n++] = '-';
+	n += mcp__fmt_int(head + n, (long long)r->seq);
+	memcpy(head + n, "\ndata: ", 7);
+	n += 7;
+	r->ev[r->nev].seq = r->seq;
+	r->ev[r->nev].at = log_end(r);
+	rc = mcp__buf_reserve(&r->log, n + len + 2);
+	if (rc != MCP_OK) {
+		r->seq--;
+		return rc;
+	}
+	mcp__buf_add(&r->log, head, n);
+	mcp__buf_add(&r->log, json, len);
+	mcp__buf_add(&r->log, "\n\n", 2);
+	r->nev++;
+	if (r->sc != NULL && log_end(r) - r->sc->pos >
+	    r->ss->h->conf->max_queued)
+		cut(r->sc, "its reader stopped reading (--max-queued)");
+	trim(r);
+	return MCP_OK;
+}
+
+/* Something changed on R: wake whoever is waiting on it. */
+static void
+kick(struct route *r)
+{
+	if (r->waiting != NULL) {
+		if ((r->holds == 0 && !r->inputting) || r->nnote > 0 ||
+		    r->closing) {
+			ev_timer_stop(r->ss->h->srv->loop, &r->wait);
+			MHD_resume_connection(r->wconn);
+			mcp__http_wake(r->ss->h);
+		}
+	} else if (r->sc != NULL)
+		sc_resume(r->sc);
+}
+
+/* ---- session_ops ------------------------------------------------------- */
+
+static int
+st_send(struct session *s, void *route, const char *json, size_t len,
+    int final)
+{
+	struct ssess	*ss = s->tdata;
+	struct route	*r = route;
+
+	if (ss == NULL)
+		return MCP_ESTATE;
+	/* With JSON bodies a request's notes have no stream of their own. */
+	if (r == NULL || (r->json && !final))
+		r = ss->get;
+	if (r == NULL || (r->no == 0 && final)) {
+		MCP_LOG(MCP_LOG_DEBUG, "mcp: session %.8s: no stream for a "
+		    "message, dropped", ss->id);
+		return MCP_ESTATE;
+	}
+	if (final && r->nfinal == 0 && r->nnote == 0 && len > 29 &&
+	    memcmp(json, "{\"jsonrpc\":\"2.0\",\"error\":", 25) == 0)
+		r->bad = 1;	/* an error with no id: a bad message */
+	else
+		r->bad = 0;
+	if (log_event(r, json, len) != MCP_OK) {
+		mcp_log(MCP_LOG_ERR, "mcp: out of memory, a message lost");
+		return MCP_ENOMEM;
+	}
+	if (final)
+		r->nfinal++;
+	else
+		r->nnote++;
+	kick(r);
+	return MCP_OK;
+}
+
+static void
+st_hold(struct session *s, void *route, int delta)
+{
+	struct route	*r = route;
+
+	(void)s;
+	r->holds += delta;
+	if (r->holds == 0) {
+		r->done_at = ev_now(r->ss->h->srv->loop);
+		kick(r);
+		if (r->sc == NULL && r->waiting == NULL && !r->inputting)
+			evict_done(r->ss);
+	}
+}
+
+/* mcp_call_close_stream: end the connection, keep the route. */
+static void
+st_close(struct session *s, void *route)
+{
+	struct route	*r = route;
+
+	if (r->json || s->version < MCP_V20251125 || r->ss->stateless)
+		return;		/* nothing to resume it with */
+	if (r->sc == NULL && r->waiting == NULL)
+		return;		/* no connection to close */
+	r->closing = 1;
+	kick(r);
+}
+
+/* ---- responses ---------------------------------------------------------- */
+
+static ssize_t
+reader(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct sconn	*sc = cls;
+	struct route	*r = sc->r;
+	size_t		 n;
+	uint64_t	 end;
+
+	(void)pos;
+	n = sc->extra.len - sc->extra.off;
+	if (n > 0) {
+		if (n > max)
+			n = max;
+		memcpy(buf, sc->extra.data + sc->extra.off, n);
+		mcp__buf_consume(&sc->extra, n);
+		sc->drained_at = ev_now(sc->h->srv->loop);
+		return (ssize_t)n;
+	}
+	if (r != NULL && (end = log_end(r)) > sc->pos) {
+		if (sc->pos < r->base)
+			sc->pos = r->base;	/* trimmed: a gap */
+		n = (size_t)(end - sc->pos);
+		if (n > max)
+			n = max;
+		memcpy(buf, r->log.data + r->log.off + (sc->pos - r->base),
+		    n);
+		sc->pos += n;
+		sc->drained_at = ev_now(sc->h->srv->loop);
+		if (sc->h->srv->draining)
+			sc->h->recheck = 1;
+		return (ssize_t)n;
+	}
+	if (r == NULL || sc->ending)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	if (r->closing) {
+		r->closing = 0;
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	}
+	if (r->no != 0 && r->holds == 0 && !r->inputting)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	sc->suspended = 1;
+	MHD_suspend_connection(sc->conn);
+	return 0;
+}
+
+static void
+sc_free(void *cls)
+{
+	struct sconn	*sc = cls;
+	struct http	*h = sc->h;
+	struct route	*r = sc->r;
+
+	if (sc->prev != NULL)
+		sc->prev->next = sc->next;
+	else
+		h->sconns = sc->next;
+	if (sc->next != NULL)
+		sc->next->prev = sc->prev;
+	h->nsconns--;
+	ev_timer_stop(h->srv->loop, &sc->ka);
+	if (r != NULL) {
+		if (delivered(r) && r->ss->stateless) {
+			struct ssess	*ss = r->ss;
+
+			r->sc = NULL;
+			route_free(r);
+			ssess_end(ss);
+		} else if (delivered(r)) {
+			/*
+			 * Written is not received: a client that lost the
+			 * connection at the end may still come back for it.
+			 */
+			r->sc = NULL;
+			r->delivered = 1;
+			evict_done(r->ss);
+		} else {
+			r->sc = NULL;
+			if (r->ss->stateless)
+				ssess_end(r->ss);	/* nobody can resume */
+			else if (r->holds == 0)
+				evict_done(r->ss);
+		}
+	}
+	mcp__buf_free(&sc->extra);
+	free(sc);
+	mcp__server_check_drained(h->srv);
+}
+
+static void
+ka_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct sconn		*sc = w->data;
+	static const char	 ka[] = ": keepalive\n\n";
+	int			 behind;
+
+	(void)revents;
+	behind = sc->extra.len > sc->extra.off ||
+	    (sc->r != NULL && log_end(sc->r) > sc->pos);
+	if (behind && ev_now(loop) - sc->drained_at >
+	    sc->h->conf->idle_timeout) {
+		cut(sc, "its writes stalled (--idle-timeout)");
+		return;
+	}
+	if (!behind)
+		sc->drained_at = ev_now(loop);
+	if (sc->ending)
+		return;
+	mcp__buf_add(&sc->extra, ka, sizeof(ka) - 1);
+	sc_resume(sc);
+}
+
+static void
+headers(struct MHD_Response *resp, const struct ssess *ss, int new_session,
+    const char *origin)
+{
+	if (new_session)
+		MHD_add_response_header(resp, "Mcp-Session-Id", ss->id);
+	mcp__http_cors(resp, origin);
+}
+
+/* The seq of the last event before absolute offset FROM. */
+static unsigned long long
+seq_before(const struct route *r, uint64_t from)
+{
+	size_t	 k;
+
+	for (k = r->nev; k > r->evoff; k--)
+		if (r->ev[k - 1].at < from)
+			return r->ev[k - 1].seq;
+	return r->nev > r->evoff ? r->ev[r->evoff].seq - 1 : r->seq;
+}
+
+/*
+ * Starts streaming R on CONN from absolute offset FROM; PRIME: begin
+ * with a priming event (2025-11-25 sessions), whose id resumes at FROM.
+ */
+static enum MHD_Result
+start_stream(struct route *r, struct MHD_Connection *conn, uint64_t from,
+    int prime, int new_session, const char *origin)
+{
+	struct http		*h = r->ss->h;
+	struct MHD_Response	*resp;
+	struct sconn		*sc;
+	char			 line[96];
+	int			 n;
+	enum MHD_Result		 rc;
+
+	sc = calloc(1, sizeof(*sc));
+	if (sc == NULL)
+		return MHD_NO;
+	sc->h = h;
+	sc->r = r;
+	sc->conn = conn;
+	sc->pos = from;
+	sc->drained_at = ev_now(h->srv->loop);
+	/* 2025-11-25 sessions: an id to come back with, and when. */
+	if (prime && r->ss->sess->version >= MCP_V20251125 &&
+	    !r->ss->stateless) {
+		n = snprintf(line, sizeof(line), "id: %u-%llu\nretry: %d\n"
+		    "data: \n\n", r->no, seq_before(r, from),
+		    h->conf->sse_retry);
+		mcp__buf_add(&sc->extra, line, (size_t)n);
+	}
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
+	    reader, sc, sc_free);
+	if (resp == NULL) {
+		mcp__buf_free(&sc->extra);
+		free(sc);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", "text/event-stream");
+	MHD_add_response_header(resp, "Cache-Control",
+	    "no-cache, no-transform");
+	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+	headers(resp, r->ss, new_session, origin);
+	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);	/* sc_free runs when MHD is done */
+	if (rc != MHD_YES)
+		return rc;
+	r->sc = sc;
+	sc->next = h->sconns;
+	if (h->sconns != NULL)
+		h->sconns->prev = sc;
+	h->sconns = sc;
+	h->nsconns++;
+	mcp__http_streaming(conn);
+	ev_timer_init(&sc->ka, ka_cb, h->conf->keepalive, h->conf->keepalive);
+	sc->ka.data = sc;
+	ev_timer_start(h->srv->loop, &sc->ka);
+	return MHD_YES;
+}
+
+/* Every answer of R is in its log: send it as one body, free R. */
+static enum MHD_Result
+answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
+    const char *origin)
+{
+	struct MHD_Response	*resp;
+	struct ssess		*ss = r->ss;
+	enum MHD_Result		 rc;
+	unsigned		 status = MHD_HTTP_OK;
+
+	if (r->log.len == r->log.off)
+		status = MHD_HTTP_ACCEPTED;	/* nothing to say */
+	else if (r->bad)
+		status = MHD_HTTP_BAD_REQUEST;
+	resp = MHD_create_response_from_buffer(r->log.len - r->log.off,
+	    r->log.data + r->log.off, MHD_RESPMEM_MUST_COPY);
+	if (resp == NULL)
+		return MHD_NO;
+	if (status == MHD_HTTP_OK)
+		MHD_add_response_header(resp, "Content-Type", r->json ?
+		    "application/json" : "text/event-stream");
+	else if (status == MHD_HTTP_BAD_REQUEST) {
+		/* The error as plain JSON: the SSE framing stripped. */
+		MHD_destroy_response(resp);
+		resp = NULL;
+	}
+	if (resp == NULL) {
+		const char *d = r->log.data + r->log.off, *p;
+		size_t	 n = r->log.len - r->log.off;
+
+		if (!r->json && (p = strstr(d, "data: ")) != NULL) {
+			d = p + 6;
+			n = strcspn(d, "\n");
+		}
+		resp = MHD_create_response_from_buffer(n, (void *)d,
+		    MHD_RESPMEM_MUST_COPY);
+		if (resp == NULL)
+			return MHD_NO;
+		MHD_add_response_header(resp, "Content-Type",
+		    "application/json");
+	}
+	headers(resp, ss, new_session, origin);
+	rc = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	route_free(r);
+	if (ss->stateless)
+		ssess_end(ss);
+	return rc;
+}
+
+static void
+wait_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct route	*r = w->data;
+
+	(void)loop;
+	(void)revents;
+	/* Nothing for a while: a stream, so that keepalives can flow. */
+	if (r->waiting != NULL) {
+		r->stream = 1;
+		MHD_resume_connection(r->wconn);
+		mcp__http_wake(r->ss->h);
+	}
+}
+
+/* ---- requests ----------------------------------------------------------- */
+
+static int
+reply_rpc(struct MHD_Connection *conn, int status, const char *msg,
+    const char *origin)
+{
+	return mcp__http_reply_rpc(conn, status, MCP_RPC_SERVER_BUSY, msg,
+	    origin);
+}
+
+/* Stateless: only POST. */
+static enum MHD_Result
+not_allowed(struct MHD_Connection *conn, const char *origin)
+{
+	struct MHD_Response	*resp;
+	struct buf		 b = { 0 };
+	enum MHD_Result		 rc;
+
+	if (mcp__rpc_error(&b, NULL, MCP_RPC_SERVER_BUSY, "Method Not "
+	    "Allowed: a stateless server has no streams or sessions", NULL) !=
+	    MCP_OK)
+		return MHD_NO;
+	resp = MHD_create_response_from_buffer(b.len, b.data,
+	    MHD_RESPMEM_MUST_COPY);
+	mcp__buf_free(&b);
+	if (resp == NULL)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Type", "application/json");
+	MHD_add_response_header(resp, "Allow", "POST");
+	mcp__http_cors(resp, origin);
+	rc = MHD_queue_response(conn, 405, resp);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
+/* Does ACCEPT take TYPE ("text/event-stream")? Wildcards count. */
+static int
+accepts(const char *accept, const char *type)
+{
+	const char	*p = accept, *slash = strchr(type, '/');
+	size_t		 n, tlen = strlen(type), major;
+
+	if (accept == NULL)
+		return 0;
+	major = (size_t)(slash - type);
+	while (*p != '\0') {
+		while (*p == ' ' || *p == ',' || *p == '\t')
+			p++;
+		n = strcspn(p, ",;");
+		while (n > 0 && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+			n--;
+		if ((n == tlen && strncasecmp(p, type, n) == 0) ||
+		    (n == 3 && strncmp(p, "*/*", 3) == 0) ||
+		    (n == major + 2 && strncasecmp(p, type, major + 1) == 0 &&
+		    p[major + 1] == '*'))
+			return 1;
+		p += strcspn(p, ",");
+	}
+	return 0;
+}
+
+/* The MCP-Protocol-Version header: NULL when fine, else the reason. */
+static const char *
+check_version(struct MHD_Connection *conn, int *version)
+{
+	static const int	 v[] = { MCP_V20251125, MCP_V20250618,
+				    MCP_V20250326, MCP_V20241105 };
+	const char		*hv;
+	int			 i;
+
+	hv = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    "MCP-Protocol-Version");
+	if (version != NULL)
+		*version = MCP_V20250326;	/* the spec's default */
+	if (hv == NULL)
+		return NULL;
+	for (i = 0; supported[i] != NULL; i++)
+		if (strcmp(hv, supported[i]) == 0) {
+			if (version != NULL)
+				*version = v[i];
+			return NULL;
+		}
+	return "Bad Request: unsupported MCP-Protocol-Version (supported: "
+	    "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)";
+}
+
+/* The session named by the request, or NULL with the reply queued. */
+static struct ssess *
+session_of(struct http *h, struct MHD_Connection *conn, const char *sid,
+    const char *origin, enum MHD_Result *rc)
+{
+	struct ssess	*ss;
+	const char	*why;
+
+	if (sid == NULL || sid[0] == '\0') {
+		*rc = reply_rpc(conn, 400, "Bad Request: Mcp-Session-Id "
+		    "header is required", origin);
+		return NULL;
+	}
+	ss = find(h, sid);
+	if (ss == NULL) {
+		*rc = mcp__http_reply_rpc(conn, 404, -32001,
+		    "Session not found", origin);
+		return NULL;
+	}
+	if ((why = check_version(conn, NULL)) != NULL) {
+		*rc = reply_rpc(conn, 400, why, origin);
+		return NULL;
+	}
+	ss->seen = ev_now(h->srv->loop);
+	return ss;
+}
+
+#define PEEK_OTHER	0
+#define PEEK_INITIALIZE	1
+#define PEEK_RESPONSE	2
+
+/* What is BODY: an initialize request, a response, or something else?
+ * Parses it once more; only for POSTs off the hot path. */
+static int
+peek(const char *body, size_t len)
+{
+	struct rpc_fields f;
+	struct json_perr e;
+	json_t		*whole = NULL;
+	int		 rc, kind = PEEK_OTHER;
+
+	rc = mcp__json_parse_message(body, len, &f, &whole, &e);
+	json_decref(whole);
+	if (rc != 1)
+		return PEEK_OTHER;
+	if (f.method == 1 && strcmp(f.mname, "initialize") == 0)
+		kind = PEEK_INITIALIZE;
+	else if (f.method == 0 && f.has_id && f.has_result)
+		kind = PEEK_RESPONSE;
+	mcp__rpc_fields_clear(&f);
+	return kind;
+}
+
+enum MHD_Result
+mcp__mcp_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
+{
+	struct ssess	*ss;
+	struct route	*r;
+	struct buf	 err = { 0 };
+	const char	*why, *body = rq->body.data != NULL ? rq->body.data : "";
+	size_t		 len = rq->body.len;
+	enum MHD_Result	 rc = MHD_NO;
+	int		 fresh = 0, version, in;
+
+	if (!accepts(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    "Accept"), "application/json") ||
+	    !accepts(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    "Accept"), "text/event-stream"))
+		return reply_rpc(conn, 406, "Not Acceptable: Client must "
+		    "accept both application/json and text/event-stream",
+		    rq->origin);
+	/* Draining, calls may still wait on answers from the client. */
+	if (h->srv->draining && (h->conf->stateless ||
+	    peek(body, len) != PEEK_RESPONSE))
+		return reply_rpc(conn, 503, "server shutting down",
+		    rq->origin);
+	if (h->conf->stateless) {
+		if ((why = check_version(conn, &version)) != NULL)
+			return reply_rpc(conn, 400, why, rq->origin);
+		ss = ssess_new(h, 1);
+		if (ss == NULL)
+			return reply_rpc(conn, 500, "out of memory",
+			    rq->origin);
+		ss->sess->implicit = 1;
+		ss->sess->version = version;
+	} else if (rq->sid[0] == '\0' && peek(body, len) == PEEK_INITIALIZE) {
+		if (h->nstreams + h->nssessions >= h->conf->max_sessions) {
+			mcp_log(MCP_LOG_WARN, "mcp: %d sessions open "
+			    "(--max-sessions), refusing another",
+			    h->nstreams + h->nssessions);
+			return reply_rpc(conn, 503, "too many sessions",
+			    rq->origin);
+		}
+		ss = ssess_new(h, 0);
+		if (ss == NULL)
+			return reply_rpc(conn, 500, "cannot create a session",
+			    rq->origin);
+		fresh = 1;
+	} else {
+		ss = session_of(h, conn, rq->sid, rq->origin, &rc);
+		if (ss == NULL)
+			return rc;
+	}
+	r = route_new(ss, ++ss->nroutes);
+	if (r == NULL) {
+		if (ss->stateless || fresh)
+			ssess_end(ss);
+		return MHD_NO;
+	}
+	r->inputting = 1;
+	ss->sess->route = r;
+	in = mcp__protocol_input(ss->sess, body, len, &err);
+	ss->sess->route = NULL;
+	r->inputting = 0;
+	if (in != 0) {
+		route_free(r);
+		if (ss->stateless || fresh)
+			ssess_end(ss);
+		rc = mcp__http_reply(conn, 400, "application/json", err.data,
+		    err.len, rq->origin);
+		mcp__buf_free(&err);
+		return rc;
+	}
+	if (fresh) {
+		if (!ss->sess->initialized) {
+			/* A failed initialize: its error, and no session. */
+			r->bad = r->bad || r->nfinal > 0;
+			rc = answer_whole(r, conn, 0, rq->origin);
+			ssess_end(ss);
+			return rc;
+		}
+		ssess_link(ss);
+		MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s opened (%d open)",
+		    ss->id, h->nssessions);
+	}
+	if (r->holds == 0 && r->nnote == 0)
+		return answer_whole(r, conn, fresh, rq->origin);
+	/* Answers to come: wait for the first message or the answer. */
+	rq->route = r;
+	rq->fresh = fresh;
+	r->waiting = rq;
+	r->wconn = conn;
+	if (r->nnote > 0) {
+		/* Something to stream already (not reached today). */
+		r->waiting = NULL;
+		rq->route = NULL;
+		return start_stream(r, conn, r->base, 1, fresh, rq->origin);
+	}
+	/* A JSON body has nothing to stream meanwhile: it just waits. */
+	if (!r->json)
+		ev_timer_start(h->srv->loop, &r->wait);
+	MHD_suspend_connection(conn);
+	return MHD_YES;
+}
+
+/* A waiting POST was resumed: its answer came, or a stream must start. */
+enum MHD_Result
+mcp__mcp_resumed(struct http *h, struct MHD_Connection *conn,
+    struct req *rq)
+{
+	struct route	*r = rq->route;
+
+	if (r == NULL)
+		return mcp__http_reply_rpc(conn, 404, -32001,
+		    "Session not found", rq->origin);
+	rq->route = NULL;
+	r->waiting = NULL;
+	ev_timer_stop(h->srv->loop, &r->wait);
+	if (r->holds == 0 && r->nnote == 0 && !r->closing && !r->stream)
+		return answer_whole(r, conn, rq->fresh, rq->origin);
+	return start_stream(r, conn, r->base, 1, rq->fresh, rq->origin);
+}
+
+/* MHD is done with a request that still waited on a route. */
+void
+mcp__mcp_req_done(struct req *rq)
+{
+	struct route	*r = rq->route;
+
+	if (r == NULL)
+		return;
+	rq->route = NULL;
+	r->waiting = NULL;
+	ev_timer_stop(r->ss->h->srv->loop, &r->wait);
+	if (r->ss->stateless)
+		ssess_end(r->ss);
+}
+
+/* Parses "<route>-<seq>". */
+static int
+parse_event_id(const char *s, unsigned *no, unsigned long long *seq)
+{
+	char		*end;
+	unsigned long	 n;
+
+	errno = 0;
+	n = strtoul(s, &end, 10);
+	if (errno != 0 || end == s || *end != '-' || n > 0xffffffffUL)
+		return -1;
+	s = end + 1;
+	*seq = strtoull(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0')
+		return -1;
+	*no = (unsigned)n;
+	return 0;
+}
+
+enum MHD_Result
+mcp__mcp_get(struct http *h, struct MHD_Connection *conn, const char *sid,
+    const char *origin)
+{
+	struct ssess	*ss;
+	struct route	*r;
+	const char	*last;
+	unsigned	 no;
+	unsigned long long seq;
+	uint64_t	 from;
+	size_t		 k;
+	enum MHD_Result	 rc = MHD_NO;
+
+	if (h->conf->stateless)
+		return not_allowed(conn, origin);
+	if (!accepts(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    "Accept"), "text/event-stream"))
+		return reply_rpc(conn, 406, "Not Acceptable: Client must "
+		    "accept text/event-stream", origin);
+	if (h->srv->draining)
+		return reply_rpc(conn, 503, "server shutting down", origin);
+	ss = session_of(h, conn, sid, origin, &rc);
+	if (ss == NULL)
+		return rc;
+	last = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    "Last-Event-ID");
+	if (last == NULL) {
+		if (ss->get != NULL && ss->get->sc != NULL)
+			return reply_rpc(conn, 409, "Conflict: only one "
+			    "standalone stream per session", origin);
+		if (ss->get == NULL && (ss->get = route_new(ss, 0)) == NULL)
+			return MHD_NO;
+		return start_stream(ss->get, conn, log_end(ss->get), 1, 0,
+		    origin);
+	}
+	if (parse_event_id(last, &no, &seq) != 0)
+		return reply_rpc(conn, 400, "Bad Request: malformed "
+		    "Last-Event-ID", origin);
+	for (r = ss->head; r != NULL; r = r->next)
+		if (r->no == no)
+			break;
+	if (r == NULL || seq > r->seq)
+		return reply_rpc(conn, 400, "Bad Request: unknown "
+		    "Last-Event-ID", origin);
+	if (r->waiting != NULL)
+		return reply_rpc(conn, 409, "Conflict: that stream is "
+		    "connected", origin);
+	/*
+	 * A client only resumes a stream it lost, though the server may
+	 * not have seen the connection go yet: the new one takes over.
+	 */
+	if (r->sc != NULL) {
+		MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s: stream %u resumed "
+		    "while connected, dropping the old connection", ss->id,
+		    r->no);
+		cut(r->sc, "replaced by a resumption");
+		r->sc->r = NULL;
+		r->sc = NULL;
+	}
+	from = log_end(r);
+	for (k = r->evoff; k < r->nev; k++)
+		if (r->ev[k].seq > seq) {
+			from = r->ev[k].at;
+			break;
+		}
+	if (k == r->evoff && k < r->nev && r->ev[k].seq > seq + 1)
+		mcp_log(MCP_LOG_NOTICE, "mcp: session %.8s: events %u-%llu to "
+		    "%u-%llu are no longer kept (--event-log)", ss->id, no,
+		    seq + 1, no, (unsigned long long)r->ev[k].seq - 1);
+	return start_stream(r, conn, from, 0, 0, origin);
+}
+
+enum MHD_Result
+mcp__mcp_delete(struct http *h, struct MHD_Connection *conn,
+    const char *sid, const char *origin)
+{
+	struct ssess	*ss;
+	enum MHD_Result	 rc = MHD_NO;
+
+	if (h->conf->stateless)
+		return not_allowed(conn, origin);
+	ss = session_of(h, conn, sid, origin, &rc);
+	if (ss == NULL)
+		return rc;
+	MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s deleted by the client",
+	    ss->id);
+	ssess_end(ss);
+	return mcp__http_reply(conn, 200, NULL, "", 0, origin);
+}
+
+/* ---- the server's life ------------------------------------------------- */
+
+/* Once a second: sessions idle past --session-timeout end. */
+void
+mcp__mcp_sweep(struct http *h, double now)
+{
+	struct ssess	*ss, *next;
+	struct route	*r, *rnext;
+
+	for (ss = h->ssessions; ss != NULL; ss = next) {
+		next = ss->next;
+		for (r = ss->head; r != NULL; r = rnext) {
+			rnext = r->next;
+			if (r->no != 0 && r->holds == 0 && r->sc == NULL &&
+			    r->waiting == NULL && !r->inputting &&
+			    now - r->done_at > DONE_KEEP)
+				route_free(r);
+		}
+		if (now - ss->seen <= h->conf->session_timeout)
+			continue;
+		for (r = ss->head; r != NULL; r = r->next)
+			if (r->holds > 0 || r->sc != NULL ||
+			    r->waiting != NULL)
+				break;
+		if (r != NULL) {
+			ss->seen = now;
+			continue;
+		}
+		MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s idle for %d s "
+		    "(--session-timeout), ending it", ss->id,
+		    h->conf->session_timeout);
+		ssess_end(ss);
+	}
+}
+
+/* Is any answer still owed, or any byte still queued? */
+int
+mcp__mcp_busy(struct http *h)
+{
+	struct ssess	*ss;
+	struct sconn	*sc;
+	struct route	*r;
+
+	for (ss = h->ssessions; ss != NULL; ss = ss->next)
+		for (r = ss->head; r != NULL; r = r->next)
+			if (r->holds > 0 || r->waiting != NULL)
+				return 1;
+	for (sc = h->sconns; sc != NULL; sc = sc->next)
+		if (!sc->cut && (sc->extra.len > sc->extra.off ||
+		    (sc->r != NULL && log_end(sc->r) > sc->pos)))
+			return 1;
+	return 0;
+}
+
+void
+mcp__mcp_end_all(struct http *h)
+{
+	struct sconn	*sc;
+
+	for (sc = h->sconns; sc != NULL; sc = sc->next) {
+		sc->ending = 1;
+		sc_resume(sc);
+	}
+}
+
+void
+mcp__mcp_abort_all(struct http *h)
+{
+	struct ssess	*ss;
+
+	for (ss = h->ssessions; ss != NULL; ss = ss->next)
+		mcp__protocol_abort(ss->sess);
+}
+
+/* The server stops: every session ends. */
+void
+mcp__mcp_free_all(struct http *h)
+{
+	while (h->ssessions != NULL)
+		ssess_end(h->ssessions);
+}
