@@ -13,7 +13,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { globalTimeout, is, ok, settle, sleep, tap } from './node/harness.mjs';
-import { closeSdk, end, openSdk, sdk, show } from './node/mcp-clients.mjs';
+import { RawStdio, closeSdk, end, isProgress, openSdk, sdk, show } from './node/mcp-clients.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const { CreateMessageRequestSchema, ElicitRequestSchema, LoggingMessageNotificationSchema } = sdk.types;
@@ -26,6 +26,11 @@ const globalTimer = globalTimeout(40000, end, '');
 const PNG_B64 = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 const WAV_B64 = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';
 const EMPTY = { type: 'object', properties: {} };
+// json_schema_2020_12_tool's inputSchema exactly as the server writes it:
+// the keys in the order examples/conformance-server.c gives them.
+const SCHEMA_2020_12_TEXT = '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",' +
+    '"$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},' +
+    '"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}';
 const SCHEMA_2020_12 = {
 	$schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object',
 	$defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
@@ -41,6 +46,7 @@ const TOOLS = {
 	test_tool_with_logging: ['Tests tool that emits log messages during execution', EMPTY],
 	test_tool_with_progress: ['Tests tool that reports progress notifications', EMPTY],
 	test_error_handling: ['Tests error response handling', EMPTY],
+	test_reconnection: ['Tests SSE stream disconnection and client reconnection (SEP-1699). Server will close the stream mid-call and send the result after client reconnects.', EMPTY],
 	test_sampling: ['Tests server-initiated sampling (LLM completion request)', { type: 'object',
 	    properties: { prompt: { type: 'string', description: 'The prompt to send to the LLM' } }, required: ['prompt'] }],
 	test_elicitation: ['Tests server-initiated elicitation (user input request)', { type: 'object',
@@ -127,6 +133,13 @@ async function main() {
 	const s2020 = tools.find(t => t.name === 'json_schema_2020_12_tool')?.inputSchema;
 	ok(s2020?.$schema === 'https://json-schema.org/draft/2020-12/schema' && s2020?.$defs?.address !== undefined &&
 	    s2020?.additionalProperties === false, 'json_schema_2020_12_tool: $schema, $defs.address, additionalProperties false', s2020);
+	// Key order: deepStrictEqual above ignores it, and the SDK's own
+	// validation (zod) puts known keys first, so read the message as the
+	// transport handed it up, before the SDK parsed it.
+	const wire = c.received.map(e => e.msg.result?.tools?.find(t => t.name === 'json_schema_2020_12_tool'))
+	    .find(Boolean)?.inputSchema;
+	is(JSON.stringify(wire), SCHEMA_2020_12_TEXT,
+	    'json_schema_2020_12_tool: inputSchema on the wire with its keys in the order the server registered them');
 
 	r = await settle(c.client.listResources());
 	is(r.value?.resources?.filter(x => x.uri !== 'test://embedded-resource'), [
@@ -212,7 +225,11 @@ async function main() {
 		{ progress: 50, total: 100, message: 'Completed step 50 of 100' },
 		{ progress: 100, total: 100, message: 'Completed step 100 of 100' },
 	], 'test_tool_with_progress: three notifications before the result');
-	ok(pr?.content?.[0]?.type === 'text' && pr.content[0].text, 'test_tool_with_progress: a text result', pr);
+	const preq = c.sent.find(m => m.msg.method === 'tools/call' && m.msg.params?.name === 'test_tool_with_progress')?.msg;
+	ok(Number.isInteger(preq?.params?._meta?.progressToken), 'test_tool_with_progress: the SDK sent an integer progressToken',
+	    preq);
+	is(pr, { content: [{ type: 'text', text: String(preq?.params?._meta?.progressToken) }] },
+	    'test_tool_with_progress: the result is the text String(progressToken) (CONFORMANCE.md 13)');
 
 	is(await call(c, 'test_sampling', { prompt: 'Test prompt for sampling' }), { content: [{ type: 'text',
 	    text: 'LLM response: This is a test response from the client' }] }, 'test_sampling: the sampled text');
@@ -290,6 +307,33 @@ async function main() {
 	ok(c.errors.length === 0, 'no client-side errors', c.errors);
 	await closeSdk(c);
 	ok(c.p?.exit?.code === 0, 'the server exits 0 at end of stdin', c.p?.exit);
+	await raw();
+}
+
+// Byte-level: the tools/list text, and test_tool_with_progress with the
+// tokens a client may choose, as scenario 13 sends them.
+async function raw() {
+	const c = new RawStdio(SERVER, ['--stdio'], 'conformance raw');
+	const init = await c.init('2025-11-25', {});
+	ok(init?.msg?.result !== undefined, 'raw: initialize', init?.raw);
+	const l = await c.request('tools/list');
+	ok(l?.raw.includes('"name":"json_schema_2020_12_tool","inputSchema":' + SCHEMA_2020_12_TEXT + ','),
+	    'raw: tools/list carries the 2020-12 inputSchema byte for byte, keys in registration order',
+	    l?.raw.slice(l.raw.indexOf('json_schema_2020_12_tool'), l.raw.indexOf('json_schema_2020_12_tool') + 400));
+	for (const [token, text] of [[1, '1'], ['progress-test-1', 'progress-test-1'], [undefined,
+	    'Progress test completed (no progressToken)']]) {
+		const from = c.msgs.length;
+		const params = { name: 'test_tool_with_progress', arguments: {} };
+		if (token !== undefined)
+			params._meta = { progressToken: token };
+		const a = await c.answer(await c.call('tools/call', params));
+		const what = token === undefined ? 'no token' : `token ${JSON.stringify(token)}`;
+		is(a?.msg?.result, { content: [{ type: 'text', text }] }, `raw: test_tool_with_progress, ${what}: text ${JSON.stringify(text)}`);
+		const prog = c.msgs.slice(from).filter(isProgress).map(e => e.msg.params);
+		is(prog.map(p => [p.progressToken, p.progress]), token === undefined ? [] :
+		    [[token, 0], [token, 50], [token, 100]], `raw: test_tool_with_progress, ${what}: its progress notifications`);
+	}
+	await c.close();
 }
 
 try {

@@ -6,9 +6,17 @@
  * add_resource, remove_resource, add_prompt, add_tool and remove_tool.
  * For test/features3.mjs, tools that make requests to the client from
  * inside the callback: sample (sampling/createMessage), elicit
- * (elicitation/create, form or url mode) and roots (roots/list).
- * Built by the Makefile as build/feat-server; uses the public API only.
+ * (elicitation/create, form or url mode) and roots (roots/list); and a
+ * roots/list_changed callback that lists the new roots and reports them
+ * (a log message, and the tool last_roots). For test/features4.mjs,
+ * annotations and icons: the tool annotated (annotated content blocks,
+ * and icons of its own) and decorate, which adds an annotated resource,
+ * template and prompt at run time (so that features2's lists stay as
+ * they are). Built by the Makefile as build/feat-server; uses the public
+ * API only.
  */
+#include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,6 +53,18 @@ static const char elicit_schema[] =
 static const char roots_schema[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"timeout_ms\":{\"type\":\"integer\"}}}";
+
+/* The icons of the tool annotated and of what decorate adds. */
+static const char icons[] =
+    "[{\"src\":\"https://example.com/icon.png\",\"mimeType\":\"image/png\","
+    "\"sizes\":[\"48x48\"],\"theme\":\"light\"},"
+    "{\"src\":\"data:image/svg+xml;base64,PHN2Zy8+\",\"sizes\":[\"any\"]}]";
+#define MODIFIED	"2025-01-12T15:00:58Z"
+
+/* What the roots/list_changed callback saw last; it runs on workers. */
+static pthread_mutex_t	 roots_lock = PTHREAD_MUTEX_INITIALIZER;
+static char		*last_roots;
+static int		 roots_runs;
 
 static void
 static_text(mcp_call *call)
@@ -331,6 +351,138 @@ roots(mcp_call *call)
 	json_decref(res);
 }
 
+/*
+ * notifications/roots/list_changed: lists the roots again and reports
+ * them as a log message "roots changed #N (UDATA): LIST", with what the
+ * call context gives a notification's callback; the tool last_roots
+ * reads them back.
+ */
+static void
+roots_changed(mcp_call *call)
+{
+	json_t	*res = NULL;
+	char	*list = NULL;
+	int	 rc, n, text_rc;
+
+	rc = mcp_call_roots(call, 0, &res);
+	if (rc == MCP_OK)
+		list = compact(json_object_get(res, "roots"));
+	pthread_mutex_lock(&roots_lock);
+	n = ++roots_runs;
+	if (list != NULL) {
+		free(last_roots);
+		last_roots = strdup(list);
+	}
+	pthread_mutex_unlock(&roots_lock);
+	/* A notification has no answer: no result can be set. */
+	text_rc = mcp_result_text(call, "nobody reads this");
+	if (rc == MCP_OK)
+		mcp_call_log(call, MCP_LOG_INFO, "roots", "roots changed #%d "
+		    "(%s, tool %s, token %s, text rc %d): %s", n,
+		    (const char *)mcp_call_udata(call),
+		    mcp_call_tool(call) ? mcp_call_tool(call) : "none",
+		    mcp_call_progress_token(call) ? "set" : "none", text_rc,
+		    list != NULL ? list : "?");
+	else
+		mcp_call_log(call, MCP_LOG_WARN, "roots", "roots changed "
+		    "#%d: roots/list failed: %s", n, mcp_strerror(rc));
+	free(list);
+	json_decref(res);
+}
+
+static void
+last_roots_tool(mcp_call *call)
+{
+	pthread_mutex_lock(&roots_lock);
+	mcp_result_textf(call, "runs %d: %s", roots_runs,
+	    last_roots != NULL ? last_roots : "none");
+	pthread_mutex_unlock(&roots_lock);
+}
+
+/*
+ * One block of each type, annotated: the client sees what the session's
+ * version knows. The last block reports the return codes of the calls
+ * that must fail.
+ */
+static void
+annotated(mcp_call *call)
+{
+	int	 none, twice, bad_p, bad_a, bad_d, bad_nan, ok[6];
+
+	none = mcp_result_annotate(call, MCP_AUDIENCE_USER, 0.5, NULL);
+	mcp_result_text(call, "for the user");
+	ok[0] = mcp_result_annotate(call, MCP_AUDIENCE_USER, 0.5, NULL);
+	mcp_result_image(call, png, sizeof(png), "image/png");
+	bad_p = mcp_result_annotate(call, 0, 1.5, NULL);
+	bad_a = mcp_result_annotate(call, 4, -1, NULL);
+	bad_d = mcp_result_annotate(call, 0, -1, "2025-06-18");
+	bad_nan = mcp_result_annotate(call, 0, NAN, NULL);
+	ok[1] = mcp_result_annotate(call, MCP_AUDIENCE_ASSISTANT, 1,
+	    MODIFIED);
+	mcp_result_audio(call, png, sizeof(png), "audio/wav");
+	ok[2] = mcp_result_annotate(call, MCP_AUDIENCE_USER |
+	    MCP_AUDIENCE_ASSISTANT, -1, MODIFIED);
+	mcp_result_resource_text(call, "test://annotated/embedded",
+	    "text/plain", "embedded");
+	ok[3] = mcp_result_annotate(call, 0, 0, NULL);
+	mcp_result_resource_link(call, "test://static-text", "static-text",
+	    NULL, "text/plain");
+	ok[4] = mcp_result_annotate(call, MCP_AUDIENCE_USER, 0.25,
+	    "2025-06-18T09:30:00.5+02:00");
+	twice = mcp_result_annotate(call, MCP_AUDIENCE_USER, 0.25, NULL);
+	mcp_result_textf(call, "codes: none %d twice %d priority %d "
+	    "audience %d date %d nan %d ok %d %d %d %d %d", none, twice,
+	    bad_p, bad_a, bad_d, bad_nan, ok[0], ok[1], ok[2], ok[3], ok[4]);
+	/* Nothing to send: no annotations, and none counted as set. */
+	ok[5] = mcp_result_annotate(call, 0, -1, NULL);
+	mcp_result_textf(call, "empty %d, then %d", ok[5],
+	    mcp_result_annotate(call, MCP_AUDIENCE_USER, -1, NULL));
+}
+
+static void
+annotated_read(mcp_call *call)
+{
+	mcp_result_text(call, "annotated");
+	/* Resource contents have no annotations. */
+	mcp_result_textf(call, "annotate rc %d",
+	    mcp_result_annotate(call, MCP_AUDIENCE_USER, -1, NULL));
+}
+
+static void
+annotated_prompt(mcp_call *call)
+{
+	mcp_result_text(call, "An annotated prompt message.");
+	mcp_result_annotate(call, MCP_AUDIENCE_USER, 0.3, MODIFIED);
+	mcp_result_role(call, "assistant");
+	mcp_result_text(call, "Not annotated.");
+}
+
+/* Adds an annotated resource, template and prompt, each with icons. */
+static void
+decorate(mcp_call *call)
+{
+	int	 rc[8];
+
+	rc[0] = mcp_resource_register(srv, "test://annotated", "annotated",
+	    "An annotated resource", "text/plain", annotated_read, NULL,
+	    NULL);
+	rc[1] = mcp_resource_set_annotations(srv, "test://annotated",
+	    MCP_AUDIENCE_USER | MCP_AUDIENCE_ASSISTANT, 0.8, MODIFIED);
+	rc[2] = mcp_resource_set_icons(srv, "test://annotated", icons);
+	rc[3] = mcp_resource_template_register(srv,
+	    "test://annotated/{x}", "annotated-template", NULL, NULL,
+	    annotated_read, NULL, NULL);
+	rc[4] = mcp_resource_template_set_annotations(srv,
+	    "test://annotated/{x}", MCP_AUDIENCE_ASSISTANT, -1, NULL);
+	rc[5] = mcp_resource_template_set_icons(srv, "test://annotated/{x}",
+	    icons);
+	rc[6] = mcp_prompt_register(srv, "annotated_prompt", "An annotated "
+	    "prompt", annotated_prompt, NULL, NULL);
+	rc[7] = mcp_prompt_set_icons(srv, "annotated_prompt", icons);
+	mcp_result_textf(call, "rc %d %d %d %d %d %d %d %d", rc[0], rc[1],
+	    rc[2], rc[3], rc[4], rc[5], rc[6], rc[7]);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -424,9 +576,26 @@ main(int argc, char *argv[])
 		rc = mcp_tool_register(srv, "roots", "Asks the client for its "
 		    "roots (roots/list)", roots_schema, roots, NULL, NULL);
 	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "last_roots", "What the "
+		    "roots/list_changed callback listed last", NULL,
+		    last_roots_tool, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_server_on_roots_changed(srv, roots_changed,
+		    strdup("roots-udata"), free);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "annotated", "Annotated content "
+		    "blocks of every type", NULL, annotated, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_set_icons(srv, "annotated", icons);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "decorate", "Adds an annotated "
+		    "resource, template and prompt", NULL, decorate, NULL,
+		    NULL);
+	if (rc == MCP_OK)
 		rc = mcp_server_main(srv, argc, argv);
 	else
 		mcp_log(MCP_LOG_ERR, "setup: %s", mcp_strerror(rc));
 	mcp_server_free(srv);
+	free(last_roots);
 	return rc == MCP_OK ? 0 : rc == MCP_EUSAGE ? 2 : 1;
 }

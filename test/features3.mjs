@@ -6,14 +6,22 @@
 //   sdk    the official TypeScript SDK client with the sampling,
 //          elicitation and roots capabilities and a handler for each:
 //          the answers reach the tool's result; a JSON-RPC error answer;
-//          a late answer after timeout_ms; 5 concurrent samples; a client
-//          that declared url-mode elicitation
+//          a timeout_ms the client's handler outlasts (the server cancels
+//          its request, so the SDK aborts the handler and never answers);
+//          5 concurrent samples; a client that declared url-mode
+//          elicitation
 //   nocap  an SDK client without those capabilities: refused at once,
 //          nothing sent
 //   raw    byte-level JSON-RPC: the shape of the server's requests, their
 //          ids against the client's, an answer after the timeout, an
 //          error answer, 5 concurrent requests answered out of order, a
-//          cancelled tools/call while its request is pending
+//          cancelled tools/call while its request is pending; the
+//          notifications/cancelled the server sends for exactly the
+//          requests it gave up on
+//   roots  notifications/roots/list_changed: the callback set with
+//          mcp_server_on_roots_changed runs once per notification and
+//          lists the new roots (SDK client: sendRootsListChanged); not
+//          for a client that declared no roots, nor before initialize
 //   modes  url-mode elicitation gated on the declared capability and on
 //          protocol version 2025-11-25
 //   eof    (stdio) end of stdin while a request to the client is pending
@@ -21,7 +29,7 @@
 // Prints TAP on stdout; exits 1 if any assertion failed. Node 20; the SDK
 // comes from test/node/node_modules. Run from anywhere:
 //
-//   node test/features3.mjs [stdio|sse] [sdk|nocap|raw|modes|eof] ...
+//   node test/features3.mjs [stdio|sse] [sdk|nocap|raw|modes|eof|roots] ...
 //
 // FEAT_SERVER in the environment names another binary.
 
@@ -38,14 +46,15 @@ import {
 } from './node/mcp-clients.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
-const { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } = sdk.types;
+const { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema,
+    LoggingMessageNotificationSchema } = sdk.types;
 
 const SERVER = path.resolve(process.env.FEAT_SERVER ?? path.join(HERE, '../build/feat-server'));
 const GLOBAL_TIMEOUT_MS = 45000;
 
 const want = process.argv.slice(2);
 const KINDS = ['stdio', 'sse'].filter(k => !want.some(a => ['stdio', 'sse'].includes(a)) || want.includes(k));
-const ALL_GROUPS = ['sdk', 'nocap', 'raw', 'modes', 'eof'];
+const ALL_GROUPS = ['sdk', 'nocap', 'raw', 'modes', 'eof', 'roots'];
 const GROUPS = ALL_GROUPS.filter(g => !want.some(a => ALL_GROUPS.includes(a)) || want.includes(g));
 
 const ROOTS = [{ uri: 'file:///tmp/project-a', name: 'a' }, { uri: 'file:///home/u/b' }];
@@ -134,9 +143,12 @@ const callTool = (conn, name, args, ms = 8000) => settle(conn.client.callTool({ 
 
 // The sampling handler: answers "echo: PROMPT"; a prompt "delay:MS:..."
 // answers after MS, "fail" with a JSON-RPC error -32042, "late:MS" after
-// MS (past the tool's timeout_ms).
-function sampleHandler(req) {
+// MS (past the tool's timeout_ms). The SDK aborts a handler's signal when
+// the server cancels its request: aborted records {id, reason}.
+const aborted = [];
+function sampleHandler(req, extra) {
 	const prompt = req.params.messages?.[0]?.content?.text ?? '';
+	extra?.signal?.addEventListener('abort', () => aborted.push({ id: extra.requestId, reason: extra.signal.reason }));
 	if (prompt === 'fail')
 		throw Object.assign(new Error('client says no'), { code: -32042 });
 	const m = /^(?:delay|late):(\d+)/.exec(prompt);
@@ -220,23 +232,21 @@ async function sdkGroup(kind) {
 
 	// -- timeout_ms 500, the client answers after 1500 ms
 	from = conn.received.length;
+	aborted.length = 0;	// ids are per server process: the other transport's may match
 	r = await callTool(conn, 'sample', { prompt: 'late:1500', timeout_ms: 500 });
 	is(sdkOutcome(r), { text: 'sampling failed: timed out', isError: true },
 	    'sdk: sample with timeout_ms 500, answered after 1500 ms: "timed out"');
 	ok(!r.error && r.ms >= 450 && r.ms < 1300, `sdk: sample timeout: after ${r.ms} ms (450..1300)`);
 	const lreq = conn.received.slice(from).find(e => e.msg.method === 'sampling/createMessage');
 	const tcall = conn.sent.filter(s => s.msg.method === 'tools/call').at(-1)?.msg;
-	await within(new Promise(res => {
-		const iv = setInterval(() => {
-			if (conn.sent.some(s => isResponse(s.msg) && lreq && s.msg.id === lreq.msg.id)) {
-				clearInterval(iv);
-				res();
-			}
-		}, 20);
-	}), 2500);
-	const late = conn.sent.find(s => isResponse(s.msg) && lreq && s.msg.id === lreq.msg.id);
-	ok(late !== undefined, 'sdk: sample timeout: the SDK did send its late answer', lreq?.msg);
-	await sleep(300);
+	is(conn.received.slice(from).filter(e => e.msg.method === 'notifications/cancelled').map(e => e.msg.params),
+	    [{ requestId: lreq?.msg.id, reason: 'timed out' }],
+	    'sdk: sample timeout: the server sent notifications/cancelled for its request, reason "timed out"');
+	is(aborted.filter(a => lreq && a.id === lreq.msg.id), [{ id: lreq?.msg.id, reason: 'timed out' }],
+	    'sdk: sample timeout: so the SDK aborted the handler\'s signal, with that reason');
+	await sleep(1300);	// the handler's 1500 ms are over
+	is(conn.sent.filter(s => isResponse(s.msg) && lreq && s.msg.id === lreq.msg.id).map(s => s.msg), [],
+	    'sdk: sample timeout: and the SDK sent no late answer to the cancelled request');
 	r = await callTool(conn, 'sample', { prompt: 'after late' });
 	is(sdkOutcome(r), { text: 'sampled: echo: after late', isError: false },
 	    'sdk: after the late answer, sampling still works');
@@ -401,9 +411,11 @@ async function rawGroup(kind) {
 	ok(a !== undefined && dt >= 450 && dt < 1300, `raw: timeout: after ${dt} ms (450..1300)`);
 	await sleep(100);
 	const cancels = c.msgs.slice(from).filter(e => e.msg?.method === 'notifications/cancelled');
-	diag(`raw: after the timeout the server sent ${cancels.length ? cancels.map(e => e.raw).join(' ') : 'no notifications/cancelled'}`);
-	ok(cancels.every(e => isDeepStrictEqual(e.msg.params?.requestId, sr?.msg.id)),
-	    'raw: timeout: a notifications/cancelled, if any, names the server\'s own request', cancels.map(e => e.raw));
+	is(cancels.map(e => e.msg), [{ jsonrpc: '2.0', method: 'notifications/cancelled',
+	    params: { requestId: sr?.msg.id, reason: 'timed out' } }],
+	    'raw: timeout: the server cancels its own request: notifications/cancelled, its id, reason "timed out"');
+	ok(cancels.length === 1 && a !== undefined && cancels[0].seq < a.seq,
+	    'raw: timeout: the cancellation comes before the tool\'s response', c.msgs.slice(from).map(e => e.raw));
 	const before = c.msgs.length;
 	s = await c.send({ jsonrpc: '2.0', id: sr?.msg.id, result: sampled('too late') });
 	if (kind === 'sse')
@@ -471,7 +483,8 @@ async function rawGroup(kind) {
 	await c.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: id, reason: 'test' } });
 	await sleep(300);
 	const tcancel = c.msgs.slice(from).filter(e => e.msg?.method === 'notifications/cancelled');
-	diag(`raw: after the client cancelled the tools/call the server sent ${tcancel.length ? tcancel.map(e => e.raw).join(' ') : 'no notifications/cancelled'}`);
+	is(tcancel.map(e => e.msg.params), [{ requestId: sr?.msg.id, reason: 'cancelled' }],
+	    'raw: cancel: the server in turn cancels the sample it was waiting for (reason "cancelled")');
 	is(c.responses(id).map(e => e.raw), [], 'raw: cancel: no response for the cancelled tools/call');
 	await c.send({ jsonrpc: '2.0', id: sr?.msg.id, result: sampled('after cancel') });
 	await sleep(200);
@@ -534,6 +547,8 @@ async function rawGroup(kind) {
 	ok(srvIds.length >= 12, `raw: the server sent ${srvIds.length} requests in this session`);
 	is(srvIds.filter(x => cliIds.has(x)), [], `raw: no server request id equals any of the client's ${cliIds.size} ids (${[...cliIds].slice(0, 8).join(', ')}, ...)`);
 	is(srvIds.length - new Set(srvIds).size, 0, 'raw: the server never reused one of its request ids in the session', srvIds);
+	is(c.msgs.filter(e => e.msg?.method === 'notifications/cancelled').length, 2,
+	    'raw: notifications/cancelled came only for the two requests the server gave up on, none for answered ones');
 	is(c.bad, [], 'raw: every line/event from the server was JSON');
 	c.close();
 }
@@ -590,6 +605,117 @@ async function modesGroup(kind) {
 	}
 }
 
+// ---- roots: notifications/roots/list_changed reaches the callback ------------------
+
+// The callback's report (test/feat-server.c roots_changed): a log message
+// with logger "roots".
+const ROOTS_LOG = /^roots changed #(\d+) \(roots-udata, tool none, token none, text rc -2\): (.*)$/;
+
+async function rootsGroup(kind) {
+	let roots = ROOTS;
+	const conn = await openSdk(kind, 'roots', FULL_CAPS, { roots: () => ({ roots }) });
+	if (!ok(!conn.connectError, 'roots: SDK connect with roots {listChanged}', conn.connectError && errText(conn.connectError)))
+		return;
+	const { client } = conn;
+	const logs = [];
+	client.setNotificationHandler(LoggingMessageNotificationSchema, n => {
+		if (n.params.logger === 'roots')
+			logs.push(n.params.data);
+	});
+	const reports = () => logs.map(l => ROOTS_LOG.exec(l)).filter(Boolean);
+	const waitReports = async (n) => {
+		const t = Date.now();
+		while (reports().length < n && Date.now() - t < 3000)
+			await sleep(20);
+		return reports();
+	};
+	let r = await callTool(conn, 'last_roots', {});
+	const runs0 = Number(/^runs (\d+):/.exec(textOf(r.value))?.[1] ?? NaN);
+	ok(Number.isInteger(runs0), 'roots: last_roots answers "runs N: ..."', sdkOutcome(r));
+	await sleep(200);
+	is(conn.received.filter(e => e.msg.method === 'roots/list').length, 0,
+	    'roots: no roots/list before the client says its roots changed');
+
+	// -- one notification: one run, which lists the roots
+	let from = conn.received.length;
+	await client.sendRootsListChanged();
+	let rep = await waitReports(1);
+	ok(rep.length === 1, 'roots: after sendRootsListChanged, the callback reports (a log message)', logs);
+	is(rep[0] && JSON.parse(rep[0][2]), ROOTS, 'roots: the callback got the client\'s roots from mcp_call_roots');
+	is(rep[0] && Number(rep[0][1]), runs0 + 1, 'roots: it ran once');
+	is(conn.received.slice(from).filter(e => e.msg.method === 'roots/list').length, 1,
+	    'roots: exactly one roots/list went to the client');
+	is(conn.handled.filter(h => h.name === 'roots').length, 1, 'roots: and the SDK\'s roots handler answered it');
+	r = await callTool(conn, 'last_roots', {});
+	is(sdkOutcome(r), { text: `runs ${runs0 + 1}: ${JSON.stringify(ROOTS)}`, isError: false },
+	    'roots: the tool last_roots sees what the callback stored');
+
+	// -- the roots change again: the callback sees the new list
+	roots = [{ uri: 'file:///srv/new', name: 'new' }];
+	await client.sendRootsListChanged();
+	rep = await waitReports(2);
+	is(rep[1] && JSON.parse(rep[1][2]), roots, 'roots: a second notification: the callback lists the new roots');
+
+	// -- three at once: three runs
+	await Promise.all([1, 2, 3].map(() => client.sendRootsListChanged()));
+	rep = await waitReports(5);
+	is(rep.map(x => Number(x[1])).sort((a, b) => a - b), [1, 2, 3, 4, 5].map(k => runs0 + k),
+	    'roots: three more notifications: three more runs');
+	await sleep(200);
+	is(reports().length, 5, 'roots: and no more');
+	const reqIds = conn.sent.filter(m => isRequest(m.msg)).map(m => m.msg.id);
+	is(conn.received.filter(e => isResponse(e.msg) && !reqIds.some(id => isDeepStrictEqual(id, e.msg.id))).map(e => e.msg), [],
+	    'roots: the server answered no notification (every response is to a request of the client)');
+	is(conn.errors.map(errText), [], 'roots: the SDK reported no errors');
+	await closeSdk(conn);
+
+	// -- a client that declared no roots, and one before initialize
+	for (const [what, caps, early] of [['declared no roots', { sampling: {} }, false],
+	    ['roots {listChanged}, before initialize', { roots: { listChanged: true } }, true]]) {
+		let c;
+		if (early) {
+			// Sent before initialize, then the session is opened.
+			if (kind === 'stdio') {
+				c = new RawStdio(SERVER, [], 'stdio roots-early', RAW);
+			} else {
+				const srv = await httpServer();
+				c = await RawSse.open(srv.base, 'sse roots-early', RAW);
+			}
+			await c.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' });
+			await c.init('2025-11-25', caps);
+		} else {
+			const o = await openRaw(kind, `roots ${what}`, '2025-11-25', caps);
+			if (!ok(o.c !== undefined, `roots: raw, ${what}: initialize`, o.error))
+				continue;
+			c = o.c;
+			await c.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' });
+		}
+		await sleep(400);
+		is(c.serverRequests().map(e => e.raw), [], `roots: raw, ${what}: the notification sends no roots/list`);
+		c.close();
+	}
+
+	// -- a raw client: the request on the wire, an error answer
+	const { c, error } = await openRaw(kind, 'roots raw', '2025-11-25', { roots: { listChanged: true } });
+	if (!ok(c !== undefined, 'roots: raw, roots {listChanged}: initialize', error))
+		return;
+	from = c.msgs.length;
+	await c.send({ jsonrpc: '2.0', method: 'notifications/roots/list_changed' });
+	const sr = await c.serverRequest('roots/list', from, 1, 3000);
+	ok(sr !== undefined && (sr.msg.params === undefined || isDeepStrictEqual(sr.msg.params, {})),
+	    'roots: raw: the notification brings a roots/list request', c.msgs.slice(from).map(e => e.raw));
+	await c.send({ jsonrpc: '2.0', id: sr?.msg.id, error: { code: -32603, message: 'no roots today' } });
+	await c.until(() => c.msgs.slice(from).some(e => e.msg?.method === 'notifications/message'), 3000);
+	const msgs = c.msgs.slice(from).filter(e => e.msg?.method === 'notifications/message').map(e => e.msg.params);
+	ok(msgs.length === 1 && msgs[0].logger === 'roots' && msgs[0].level === 'warning' &&
+	    /^roots changed #\d+: roots\/list failed: the client answered with an error$/.test(msgs[0].data),
+	    'roots: raw: an error answer reaches the callback (MCP_ECLIENT)', msgs);
+	await sleep(200);
+	is(c.msgs.slice(from).filter(e => isResponse(e.msg)).map(e => e.raw), [],
+	    'roots: raw: nothing answers the notification');
+	c.close();
+}
+
 // ---- eof: end of stdin with a request pending ----------------------------------------
 
 async function eofGroup(kind) {
@@ -617,7 +743,8 @@ async function eofGroup(kind) {
 async function main() {
 	if (!ok(existsSync(SERVER), `server binary exists: ${SERVER}`))
 		return;
-	const groups = { sdk: sdkGroup, nocap: nocapGroup, raw: rawGroup, modes: modesGroup, eof: eofGroup };
+	const groups = { sdk: sdkGroup, nocap: nocapGroup, raw: rawGroup, modes: modesGroup, eof: eofGroup,
+	    roots: rootsGroup };
 	for (const kind of KINDS) {
 		for (const g of GROUPS) {
 			if (g === 'eof' && kind !== 'stdio')

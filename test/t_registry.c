@@ -6,6 +6,7 @@
  * whether registration succeeds, fails, or the tool outlives its
  * unregistration. Single-threaded; never runs the server.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -484,6 +485,226 @@ t_refs(void)
 	is_int(i, 40, "server_free: each of 40 destructors ran once");
 }
 
+/* The tools/list result at VERSION as the server writes it, in OUT. */
+static void
+list_text(mcp_server *srv, int version, char *out, size_t size)
+{
+	struct buf	 b = { 0 };
+	json_t		*res;
+	int		 bad;
+
+	res = mcp__registry_list(&srv->reg, NULL, 0, version, &bad);
+	out[0] = '\0';
+	if (res != NULL && mcp__buf_addjson(&b, res) == MCP_OK &&
+	    mcp__buf_addc(&b, '\0') == MCP_OK)
+		snprintf(out, size, "%s", b.data);
+	mcp__buf_free(&b);
+	json_decref(res);
+}
+
+/*
+ * Schemas come back with their keys in the order they were written, byte
+ * for byte: jansson keeps insertion order, and neither the registry nor
+ * the serialiser may sort or rebuild them.
+ */
+static void
+t_schema_order(void)
+{
+	static const char in[] = "{\"type\":\"object\",\"required\":[\"z\","
+	    "\"a\"],\"properties\":{\"z\":{\"type\":\"string\","
+	    "\"description\":\"last letter\"},\"a\":{\"type\":\"integer\","
+	    "\"minimum\":0}},\"additionalProperties\":false,"
+	    "\"$defs\":{\"m\":{\"type\":\"null\"}}}";
+	static const char out[] = "{\"type\":\"object\",\"properties\":{"
+	    "\"zeta\":{\"type\":\"number\"},\"alpha\":{\"type\":\"string\"}},"
+	    "\"required\":[\"zeta\"]}";
+	mcp_server	*srv;
+	char		 text[2048], want[2048];
+
+	srv = mcp_server_new("t", "1");
+	is_int(mcp_tool_register(srv, "ordered", NULL, in, fn, NULL, NULL),
+	    MCP_OK, "order: register with keys out of alphabetical order");
+	is_int(mcp_tool_set_output_schema(srv, "ordered", out), MCP_OK,
+	    "order: output schema");
+	list_text(srv, MCP_V_LATEST, text, sizeof(text));
+	snprintf(want, sizeof(want), "{\"tools\":[{\"name\":\"ordered\","
+	    "\"inputSchema\":%s,\"outputSchema\":%s}]}", in, out);
+	is_str(text, want, "order: tools/list has both schemas byte for byte");
+	mcp_server_free(srv);
+}
+
+/* Icons of a tool: checked when set, sent to 2025-11-25 sessions only. */
+static void
+t_icons(void)
+{
+	static const char *const bad[] = {
+		"{\"src\":\"https://x/i.png\"}",		/* not an array */
+		"[{\"mimeType\":\"image/png\"}]",		/* no src */
+		"[{\"src\":\"\"}]",				/* empty src */
+		"[{\"src\":\"https://x/i.png\",\"theme\":\"blue\"}]",
+		"[{\"src\":\"https://x/i.png\",\"sizes\":\"48x48\"}]",
+		"[{\"src\":\"https://x/i.png\",\"sizes\":[48]}]",
+		"[{\"src\":\"https://x/i.png\",\"mimeType\":1}]",
+		"[{\"src\":\"https://x/i.png\",\"alt\":\"an icon\"}]",
+		"[\"https://x/i.png\"]",
+		"[{\"src\":\"a\"},",				/* not JSON */
+	};
+	static const char good[] = "[{\"src\":\"https://x/i.png\","
+	    "\"mimeType\":\"image/png\",\"sizes\":[\"48x48\",\"96x96\"],"
+	    "\"theme\":\"dark\"},{\"src\":\"data:image/png;base64,AA==\"}]";
+	static const int versions[] = { MCP_V20241105, MCP_V20250326,
+	    MCP_V20250618, MCP_V20251125 };
+	mcp_server	*srv;
+	char		 text[2048], want[2048];
+	size_t		 i;
+
+	srv = mcp_server_new("t", "1");
+	is_int(mcp_tool_register(srv, "pic", NULL, NULL, fn, NULL, NULL),
+	    MCP_OK, "icons: register");
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		is_int(mcp_tool_set_icons(srv, "pic", bad[i]), MCP_EINVAL,
+		    "icons: %s: EINVAL", bad[i]);
+	is_int(mcp_tool_set_icons(srv, "nosuch", good), MCP_ENOENT,
+	    "icons: no such tool: ENOENT");
+	is_int(mcp_tool_set_icons(NULL, "pic", good), MCP_ENOMEM,
+	    "icons: NULL server: ENOMEM");
+	list_text(srv, MCP_V_LATEST, text, sizeof(text));
+	is_str(text, "{\"tools\":[{\"name\":\"pic\",\"inputSchema\":"
+	    "{\"type\":\"object\"}}]}", "icons: none set after the failures");
+	is_int(mcp_tool_set_icons(srv, "pic", good), MCP_OK, "icons: set");
+	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++) {
+		list_text(srv, versions[i], text, sizeof(text));
+		if (versions[i] >= MCP_V20251125)
+			snprintf(want, sizeof(want), "{\"tools\":[{\"name\":"
+			    "\"pic\",\"inputSchema\":{\"type\":\"object\"},"
+			    "\"icons\":%s}]}", good);
+		else
+			snprintf(want, sizeof(want), "{\"tools\":[{\"name\":"
+			    "\"pic\",\"inputSchema\":{\"type\":\"object\"}}]}");
+		is_str(text, want, "icons: tools/list at %d", versions[i]);
+	}
+	is_int(mcp_tool_set_icons(srv, "pic", NULL), MCP_OK, "icons: NULL");
+	list_text(srv, MCP_V_LATEST, text, sizeof(text));
+	ok(strstr(text, "icons") == NULL, "icons: NULL removes them");
+	mcp_server_free(srv);
+}
+
+/* Annotations: the checks, and what each version is sent. */
+static void
+t_annotations(void)
+{
+	static const struct {
+		const char	*when;
+		int		 valid;
+	} dates[] = {
+		{ "2025-01-12T15:00:58Z", 1 },
+		{ "2025-01-12T15:00Z", 1 },
+		{ "2025-01-12T15:00:58.123Z", 1 },
+		{ "2025-01-12T15:00:58+02:00", 1 },
+		{ "2025-01-12T15:00:58-05:30", 1 },
+		{ "2024-02-29T00:00:00Z", 1 },
+		{ "2000-02-29T00:00:00Z", 1 },
+		{ "2025-01-12", 0 },
+		{ "2025-01-12T15:00:58", 0 },
+		{ "2025-01-12 15:00:58Z", 0 },
+		{ "2025-01-12t15:00:58z", 0 },
+		{ "2025-13-01T00:00:00Z", 0 },
+		{ "2025-04-31T00:00:00Z", 0 },
+		{ "2025-02-29T00:00:00Z", 0 },
+		{ "1900-02-29T00:00:00Z", 0 },
+		{ "2025-01-12T24:00:00Z", 0 },
+		{ "2025-01-12T15:60:00Z", 0 },
+		{ "2025-01-12T15:00:58.Z", 0 },
+		{ "2025-01-12T15:00:58Zjunk", 0 },
+		{ "2025-01-12T15:00:58+0200", 0 },
+		{ "2025", 0 },
+		{ "", 0 },
+	};
+	mcp_server	*srv;
+	json_t		*a, *sent, *res, *r;
+	char		 text[1024];
+	size_t		 i;
+	int		 bad, rc;
+
+	for (i = 0; i < sizeof(dates) / sizeof(dates[0]); i++) {
+		rc = mcp__annotations_make(0, -1, dates[i].when, &a);
+		is_int(rc, dates[i].valid ? MCP_OK : MCP_EINVAL,
+		    "lastModified \"%s\": %s", dates[i].when,
+		    dates[i].valid ? "accepted" : "EINVAL");
+		json_decref(a);
+	}
+	is_int(mcp__annotations_make(4, -1, NULL, &a), MCP_EINVAL,
+	    "audience 4: EINVAL");
+	is_int(mcp__annotations_make(0, 1.01, NULL, &a), MCP_EINVAL,
+	    "priority 1.01: EINVAL");
+	is_int(mcp__annotations_make(0, NAN, NULL, &a), MCP_EINVAL,
+	    "priority NaN: EINVAL");
+	rc = mcp__annotations_make(0, -1, NULL, &a);
+	ok(rc == MCP_OK && a == NULL, "all left out: MCP_OK and no object");
+	rc = mcp__annotations_make(MCP_AUDIENCE_ASSISTANT | MCP_AUDIENCE_USER,
+	    0, "2025-01-12T15:00:58Z", &a);
+	ok(rc == MCP_OK && a != NULL, "audience both, priority 0, a date");
+	rc = mcp__annotations_for(a, MCP_V20250618, &sent);
+	r = json_pack("{s:[s,s], s:f, s:s}", "audience", "user", "assistant",
+	    "priority", 0.0, "lastModified", "2025-01-12T15:00:58Z");
+	ok(rc == MCP_OK && json_equal(sent, r), "2025-06-18: all three");
+	json_decref(sent);
+	json_decref(r);
+	rc = mcp__annotations_for(a, MCP_V20250326, &sent);
+	r = json_pack("{s:[s,s], s:f}", "audience", "user", "assistant",
+	    "priority", 0.0);
+	ok(rc == MCP_OK && json_equal(sent, r) &&
+	    json_object_get(a, "lastModified") != NULL,
+	    "2025-03-26: no lastModified (and the original keeps it)");
+	json_decref(sent);
+	json_decref(r);
+	json_decref(a);
+	mcp__annotations_make(0, -1, "2025-01-12T15:00:58Z", &a);
+	rc = mcp__annotations_for(a, MCP_V20241105, &sent);
+	ok(rc == MCP_OK && sent == NULL, "2024-11-05, lastModified only: "
+	    "nothing to send");
+	json_decref(a);
+
+	/* Resources and templates in their lists. */
+	srv = mcp_server_new("t", "1");
+	is_int(mcp_resource_register(srv, "x://r", "r", NULL, NULL, fn, NULL,
+	    NULL), MCP_OK, "resource");
+	is_int(mcp_resource_set_annotations(srv, "x://r", MCP_AUDIENCE_USER,
+	    0.5, "2025-01-12T15:00:58Z"), MCP_OK, "resource annotations");
+	is_int(mcp_resource_set_annotations(srv, "x://r", 0, 2, NULL),
+	    MCP_EINVAL, "resource annotations, priority 2: EINVAL");
+	is_int(mcp_resource_set_annotations(srv, "x://nope", 0, 1, NULL),
+	    MCP_ENOENT, "resource annotations, no such resource: ENOENT");
+	is_int(mcp_resource_set_icons(srv, "x://r", "[{}]"), MCP_EINVAL,
+	    "resource icons [{}]: EINVAL");
+	is_int(mcp_resource_template_set_annotations(srv, "x://{t}", 1, -1,
+	    NULL), MCP_ENOENT, "template annotations, no such template");
+	res = mcp__feat_list(srv, FEAT_RESOURCE, NULL, 0, MCP_V20250618, &bad);
+	r = json_object_get(json_array_get(json_object_get(res, "resources"),
+	    0), "annotations");
+	text[0] = '\0';
+	if (r != NULL)
+		snprintf(text, sizeof(text), "%s",
+		    json_string_value(json_object_get(r, "lastModified")));
+	is_str(text, "2025-01-12T15:00:58Z", "resources/list 2025-06-18: "
+	    "lastModified");
+	json_decref(res);
+	res = mcp__feat_list(srv, FEAT_RESOURCE, NULL, 0, MCP_V20241105, &bad);
+	r = json_object_get(json_array_get(json_object_get(res, "resources"),
+	    0), "annotations");
+	ok(r != NULL && json_object_get(r, "lastModified") == NULL &&
+	    json_real_value(json_object_get(r, "priority")) == 0.5,
+	    "resources/list 2024-11-05: audience and priority only");
+	json_decref(res);
+	is_int(mcp_resource_set_annotations(srv, "x://r", 0, -1, NULL), MCP_OK,
+	    "resource annotations, all left out");
+	res = mcp__feat_list(srv, FEAT_RESOURCE, NULL, 0, MCP_V_LATEST, &bad);
+	ok(json_object_get(json_array_get(json_object_get(res, "resources"),
+	    0), "annotations") == NULL, "... removes them");
+	json_decref(res);
+	mcp_server_free(srv);
+}
+
 int
 main(void)
 {
@@ -493,5 +714,8 @@ main(void)
 	t_optional_fields();
 	t_pages();
 	t_refs();
+	t_schema_order();
+	t_icons();
+	t_annotations();
 	return tap_done();
 }
