@@ -7,7 +7,7 @@
 # answers the conversation asks for (so the paths really ran). Prints
 # TAP only; valgrind's logs are shown on failure.
 #
-#   test/valgrind.sh [NAME ...]	run only the runs named (a b c d e schema)
+#   test/valgrind.sh [NAME ...]	run only the runs named (a b c d e f schema)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
@@ -302,6 +302,83 @@ if want e "$@"; then
 	mv "$tmp/e.tmp" "$tmp/e.out"
 	expect e 3 '"id":1,"result"' '"text":"over http"' \
 	    '"id":3,"result":\{"content":\[\{"type":"text","text":"slept 1500 ms"'
+fi
+
+# f: Streamable HTTP (/mcp) on build/conformance-server: a session's
+# every kind of body (complete, live with notes, a stream closed mid-call
+# and resumed with Last-Event-ID), the standalone stream, a sampling
+# request left waiting when its client goes, the HTTP errors, DELETE,
+# and SIGTERM with streams open.
+if want f "$@"; then
+	$VG --log-file="$tmp/f.vg" build/conformance-server \
+	    --http 127.0.0.1:0 --keepalive 1 2>"$tmp/f.err" &
+	pid=$!
+	port=
+	i=0
+	while [ -z "$port" ] && [ $i -lt 600 ]; do
+		port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' \
+		    "$tmp/f.err" 2>/dev/null | head -1)
+		sleep 0.1
+		i=$((i + 1))
+	done
+	mcp=http://127.0.0.1:$port/mcp
+	: >"$tmp/f.out"
+	mpost() {	# mpost BODY [HEADER...]: appends status and body
+		b=$1
+		shift
+		curl -s -m 20 -w '\nstatus %{http_code}\n' -H 'Content-Type: application/json' \
+		    -H 'Accept: application/json, text/event-stream' \
+		    -H "Mcp-Session-Id: $sid" "$@" -d "$b" "$mcp" |
+		    grep -v '^$' >>"$tmp/f.out"
+	}
+	sid=
+	curl -s -D "$tmp/f.hdr" -o /dev/null -H 'Content-Type: application/json' \
+	    -H 'Accept: application/json, text/event-stream' \
+	    -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"sampling":{}},"clientInfo":{"name":"vg","version":"1"}}}' "$mcp"
+	sid=$(sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: \([0-9a-f]*\).*/\1/p' "$tmp/f.hdr")
+	mpost '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+	curl -sN -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $sid" \
+	    "$mcp" >"$tmp/f.get" &
+	g=$!
+	mpost '{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{}}'
+	mpost "$(call 2 test_simple_text '{}')"
+	mpost '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"test_tool_with_progress","arguments":{},"_meta":{"progressToken":3}}}'
+	mpost "$(call 4 test_reconnection '{}')" -H 'MCP-Protocol-Version: 2025-03-26'
+	last=$(sed -n 's/^id: \([0-9]*-[0-9]*\)$/\1/p' "$tmp/f.out" | tail -1)
+	curl -s -m 10 -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $sid" \
+	    -H "Last-Event-ID: $last" "$mcp" >>"$tmp/f.out"
+	mpost '{x' 
+	mpost '{"jsonrpc":"2.0","id":5,"method":"ping"}' -H 'MCP-Protocol-Version: 1999-01-01'
+	sid=nosuch mpost '{"jsonrpc":"2.0","id":6,"method":"ping"}'
+	# A sampling request nobody answers: its client goes away.
+	curl -s -m 1 -H 'Content-Type: application/json' \
+	    -H 'Accept: application/json, text/event-stream' \
+	    -H "Mcp-Session-Id: $sid" -d "$(call 7 test_sampling '{"prompt":"x"}')" \
+	    "$mcp" >/dev/null
+	curl -s -o /dev/null -w 'status %{http_code}\n' -X DELETE \
+	    -H "Mcp-Session-Id: $sid" "$mcp" >>"$tmp/f.out"
+	mpost '{"jsonrpc":"2.0","id":8,"method":"ping"}'
+	# A second session, left open with its standalone stream for SIGTERM.
+	curl -s -D "$tmp/f.hdr" -o /dev/null -H 'Content-Type: application/json' \
+	    -H 'Accept: application/json, text/event-stream' \
+	    -d '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"vg","version":"1"}}}' "$mcp"
+	sid=$(sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: \([0-9a-f]*\).*/\1/p' "$tmp/f.hdr")
+	curl -sN -H 'Accept: text/event-stream' -H "Mcp-Session-Id: $sid" \
+	    "$mcp" >/dev/null &
+	g2=$!
+	sleep 1.5
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	kill "$g" "$g2" 2>/dev/null
+	wait "$g" "$g2" 2>/dev/null
+	check f "$rc"
+	grep -E '^(data: \{|status |\{)' "$tmp/f.out" | sed 's/^data: //' >"$tmp/f.tmp"
+	mv "$tmp/f.tmp" "$tmp/f.out"
+	expect f 21 '"id":1,"result":\{"tools"' '"id":2,"result"' \
+	    '"progressToken":3,"progress":100' '"id":3,"result"' \
+	    '"id":4,"result".*Reconnection test completed' '"code":-32700' \
+	    'status 404' 'status 200'
 fi
 
 if want schema "$@"; then
