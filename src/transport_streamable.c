@@ -52,6 +52,7 @@ struct route {
 	int		 stream;	/* waited long enough: stream it */
 	int		 json;		/* the log is one JSON body */
 	int		 bad;		/* only an error without an id */
+	int		 failed;	/* the last answer is an error */
 	uint64_t	 seq;		/* of the last event */
 	struct buf	 log;
 	uint64_t	 base;		/* absolute offset of log.data[log.off] */
@@ -453,6 +454,26 @@ kick(struct route *r)
 
 /* ---- session_ops ------------------------------------------------------- */
 
+/* Is JSON, as our serialiser writes responses, an error response? */
+static int
+is_error(const char *json, size_t len)
+{
+	static const char	 pre[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+	size_t			 i = sizeof(pre) - 1;
+
+	if (len < i || memcmp(json, pre, i) != 0)
+		return 0;
+	if (i < len && json[i] == '"') {
+		for (i++; i < len && json[i] != '"'; i++)
+			if (json[i] == '\\')
+				i++;
+		i++;
+	} else
+		while (i < len && json[i] != ',')
+			i++;
+	return len - i > 9 && memcmp(json + i, ",\"error\":", 9) == 0;
+}
+
 static int
 st_send(struct session *s, void *route, const char *json, size_t len,
     int final)
@@ -479,9 +500,10 @@ st_send(struct session *s, void *route, const char *json, size_t len,
 		mcp_log(MCP_LOG_ERR, "mcp: out of memory, a message lost");
 		return MCP_ENOMEM;
 	}
-	if (final)
+	if (final) {
 		r->nfinal++;
-	else
+		r->failed = is_error(json, len);
+	} else
 		r->nnote++;
 	kick(r);
 	return MCP_OK;
@@ -710,6 +732,30 @@ start_stream(struct route *r, struct MHD_Connection *conn, uint64_t from,
 	return MHD_YES;
 }
 
+/*
+ * A body sent whole ending in an error answer goes without event ids:
+ * it cannot be resumed, and the TypeScript SDK (1.32) takes a stream
+ * that ended on an error as cut short and tries to resume it.
+ */
+static void
+drop_ids(struct route *r)
+{
+	char	*p = r->log.data + r->log.off, *end = r->log.data + r->log.len;
+	char	*out = p, *nl;
+	size_t	 n;
+
+	while (p < end) {
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = nl != NULL ? (size_t)(nl - p) + 1 : (size_t)(end - p);
+		if (n < 4 || memcmp(p, "id: ", 4) != 0) {
+			memmove(out, p, n);
+			out += n;
+		}
+		p += n;
+	}
+	r->log.len = (size_t)(out - r->log.data);
+}
+
 /* Every answer of R is in its log: send it as one body, free R. */
 static enum MHD_Result
 answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
@@ -724,6 +770,8 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 		status = MHD_HTTP_ACCEPTED;	/* nothing to say */
 	else if (r->bad)
 		status = MHD_HTTP_BAD_REQUEST;
+	else if (r->failed && !r->json)
+		drop_ids(r);
 	resp = MHD_create_response_from_buffer(r->log.len - r->log.off,
 	    r->log.data + r->log.off, MHD_RESPMEM_MUST_COPY);
 	if (resp == NULL)
