@@ -60,10 +60,21 @@ need_built() {
 	done
 }
 
-# need_sdk: the MCP TypeScript SDK client lives in test/node/node_modules;
-# install it from the lock file if it is missing.
+# need_sdk [PACKAGE...]: the MCP TypeScript SDK client, and each PACKAGE
+# (a path under node_modules, e.g. @modelcontextprotocol/conformance), live
+# in test/node/node_modules; install them from the lock file (npm ci) if
+# one is missing or the lock file is newer than the last install.
 need_sdk() {
-	[ -d test/node/node_modules/@modelcontextprotocol/sdk ] && return 0
+	_nm=test/node/node_modules
+	_fresh=1
+	for _p in @modelcontextprotocol/sdk "$@"; do
+		[ -e "$_nm/$_p" ] || _fresh=0
+	done
+	if [ ! -f "$_nm/.package-lock.json" ] || [ -n "$(find \
+	    test/node/package-lock.json -newer "$_nm/.package-lock.json")" ]; then
+		_fresh=0
+	fi
+	[ "$_fresh" = 1 ] && return 0
 	_log=$(mktemp) || exit 1
 	if ! npm ci --no-audit --no-fund --loglevel=error --prefix test/node \
 	    >"$_log" 2>&1; then
