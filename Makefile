@@ -153,6 +153,7 @@ bench: all
 	@bench/run-stdio.sh
 	@bench/run-progress.sh
 	@bench/run-sse.sh
+	@bench/run-streamable.sh
 	@bench/idle-sse.sh
 
 install: config.mk

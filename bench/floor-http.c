@@ -16,6 +16,13 @@
  * no JSON parsing, only scanning for "id", "method" and "text", and no
  * header parsing beyond the request line and Content-Length.
  *
+ * It is the Streamable HTTP floor too: a POST /mcp is answered in its own
+ * response, keep-alive, with the same canned answer as an
+ * application/json body (Content-Length), an initialize's with
+ * "Mcp-Session-Id: floor"; a body without an "id" (a notification) gets
+ * 202.  No header is checked, so stateful and stateless clients alike
+ * work.
+ *
  * One thread, epoll, non-blocking sockets.  The answers produced during
  * one epoll_wait batch go out together: one write per connection per
  * batch, streams included.  Pipelined requests work.  Anything else is a
@@ -50,12 +57,14 @@
 static const char init_result[] =
     "\"result\":{\"protocolVersion\":\"2025-06-18\","
     "\"capabilities\":{\"tools\":{}},"
-    "\"serverInfo\":{\"name\":\"floor-http\",\"version\":\"0.1.0\"}}}\n\n";
+    "\"serverInfo\":{\"name\":\"floor-http\",\"version\":\"0.1.0\"}}}";
 static const char echo_head[] =
     "\"result\":{\"content\":[{\"type\":\"text\",\"text\":\"";
-static const char echo_tail[] = "\"}]}}\n\n";
+static const char echo_tail[] = "\"}]}}";
 static const char msg_head[] =
     "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":";
+/* The same message as a Streamable HTTP POST's JSON body. */
+static const char json_head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
 static const char sse_head[] =
     "HTTP/1.1 200 OK\r\n"
     "Content-Type: text/event-stream\r\n"
@@ -237,17 +246,26 @@ string_end(const char *p, const char *end)
 	}
 }
 
-/* Queue the answer to the message BODY on stream S, if it has an id. */
-static void
-answer(struct conn *s, const char *body, size_t len)
+/* What the answer to a message needs from it. */
+struct msg {
+	const char	*id;		/* the id's JSON text */
+	size_t		 idlen;
+	int		 init;		/* an initialize */
+	const char	*text;		/* the raw "text" string, or NULL */
+	size_t		 textlen;
+};
+
+/* Scan the message BODY; 0 if it has no id (a notification). */
+static int
+scan(const char *body, size_t len, struct msg *m)
 {
-	const char	*end, *id, *q, *t;
+	const char	*end, *q, *t;
 
 	end = body + len;
-	id = after_key(body, end, "\"id\"", 4);
-	if (id == NULL || id >= end)
-		return;
-	q = id;
+	m->id = after_key(body, end, "\"id\"", 4);
+	if (m->id == NULL || m->id >= end)
+		return 0;
+	q = m->id;
 	if (*q == '"') {
 		for (q++; q < end && *q != '"'; q++)
 			if (*q == '\\')
@@ -258,20 +276,71 @@ answer(struct conn *s, const char *body, size_t len)
 		while (q < end && *q != ',' && *q != '}' && *q != ' ')
 			q++;
 	}
-	put(s, msg_head, sizeof(msg_head) - 1);
-	put(s, id, (size_t)(q - id));
-	put(s, ",", 1);
+	m->idlen = (size_t)(q - m->id);
 	q = after_key(body, end, "\"method\"", 8);
-	if (q != NULL && end - q >= 12 &&
-	    memcmp(q, "\"initialize\"", 12) == 0) {
-		put(s, init_result, sizeof(init_result) - 1);
+	m->init = q != NULL && end - q >= 12 &&
+	    memcmp(q, "\"initialize\"", 12) == 0;
+	m->text = NULL;
+	m->textlen = 0;
+	t = after_key(body, end, "\"text\"", 6);
+	if (!m->init && t != NULL && t < end && *t == '"') {
+		m->text = t + 1;
+		m->textlen = (size_t)(string_end(t + 1, end) - t - 1);
+	}
+	return 1;
+}
+
+/* Queue M's answer after its id on C: the result and the closing brace. */
+static void
+put_result(struct conn *c, const struct msg *m)
+{
+	put(c, m->id, m->idlen);
+	put(c, ",", 1);
+	if (m->init) {
+		put(c, init_result, sizeof(init_result) - 1);
 		return;
 	}
-	put(s, echo_head, sizeof(echo_head) - 1);
-	t = after_key(body, end, "\"text\"", 6);
-	if (t != NULL && t < end && *t == '"')
-		put(s, t + 1, (size_t)(string_end(t + 1, end) - t - 1));
-	put(s, echo_tail, sizeof(echo_tail) - 1);
+	put(c, echo_head, sizeof(echo_head) - 1);
+	if (m->text != NULL)
+		put(c, m->text, m->textlen);
+	put(c, echo_tail, sizeof(echo_tail) - 1);
+}
+
+/* Queue the answer to the message BODY on stream S, if it has an id. */
+static void
+answer(struct conn *s, const char *body, size_t len)
+{
+	struct msg	 m;
+
+	if (!scan(body, len, &m))
+		return;
+	put(s, msg_head, sizeof(msg_head) - 1);
+	put_result(s, &m);
+	put(s, "\n\n", 2);
+}
+
+/* Answer the Streamable HTTP POST of BODY on C, in the response. */
+static void
+answer_mcp(struct conn *c, const char *body, size_t len)
+{
+	char		 head[192];
+	struct msg	 m;
+	size_t		 n;
+	int		 r;
+
+	if (!scan(body, len, &m)) {
+		put(c, accepted, sizeof(accepted) - 1);
+		return;
+	}
+	n = sizeof(json_head) - 1 + m.idlen + 1 + (m.init ?
+	    sizeof(init_result) - 1 : sizeof(echo_head) - 1 + m.textlen +
+	    sizeof(echo_tail) - 1);
+	r = snprintf(head, sizeof(head), "HTTP/1.1 200 OK\r\n"
+	    "Content-Type: application/json\r\n%sContent-Length: %zu\r\n\r\n",
+	    m.init ? "Mcp-Session-Id: floor\r\n" : "", n);
+	put(c, head, (size_t)r);
+	put(c, json_head, sizeof(json_head) - 1);
+	put_result(c, &m);
 }
 
 static void
@@ -397,7 +466,10 @@ serve(struct conn *c)
 			break;
 		used = (size_t)(hend + 4 + cl - c->in);
 		sp = p + 5;
-		if (hend - sp > (long)sizeof(qs) &&
+		if (hend - sp > 4 && memcmp(sp, "/mcp", 4) == 0 &&
+		    (sp[4] == ' ' || sp[4] == '?'))
+			answer_mcp(c, hend + 4, (size_t)cl);
+		else if (hend - sp > (long)sizeof(qs) &&
 		    memcmp(sp, qs, sizeof(qs) - 1) == 0 &&
 		    (s = find_session(sp + sizeof(qs) - 1, hend)) != NULL) {
 			put(c, accepted, sizeof(accepted) - 1);

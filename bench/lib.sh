@@ -1,7 +1,7 @@
 # shellcheck shell=bash
 #
-# lib.sh: what bench/run-stdio.sh, bench/run-sse.sh and bench/idle-sse.sh
-# share.  Sourced by them, from the top of the tree, once they have read
+# lib.sh: what bench/run-stdio.sh, bench/run-sse.sh, bench/run-progress.sh,
+# bench/run-streamable.sh and bench/idle-sse.sh share.  Sourced by them, from the top of the tree, once they have read
 # their environment; it does nothing on its own but set CFLAGS_BENCH and
 # declare CMD.
 #
@@ -236,20 +236,26 @@ BEGIN {
 		val[k, F[i], cnt[k]] = num($0, F[i])
 }
 END {
-	printf "%-9s %4s %10s %6s %9s %9s %11s", "server", "c", "req/s",
+	ns = split(order, S, " ")
+	# The server column fits the longest name, 9 at least.
+	w = 9
+	for (si = 1; si <= ns; si++)
+		if (length(S[si]) > w)
+			w = length(S[si])
+	sfmt = "%-" w "s"
+	printf sfmt " %4s %10s %6s %9s %9s %11s", "server", "c", "req/s",
 	    "+-%", "p50 us", "p99 us", "cpu us/req"
 	if (client)
 		printf " %10s", "client us"
 	printf " %9s %9s %6s\n", "idle KiB", "peak KiB", "ok"
-	ns = split(order, S, " ")
 	for (c = 1; c <= 64; c += 63)
 		for (si = 1; si <= ns; si++) {
 			k = S[si] SUBSEP c
 			if (!(k in tot))
 				continue
 			if (cnt[k] == 0) {
-				printf "%-9s %4d %10s %6s %9s %9s %11s", S[si],
-				    c, "-", "-", "-", "-", "-"
+				printf sfmt " %4d %10s %6s %9s %9s %11s",
+				    S[si], c, "-", "-", "-", "-", "-"
 				if (client)
 					printf " %10s", "-"
 				printf " %9s %9s %3d/%d\n", "-", "-", 0, tot[k]
@@ -257,8 +263,8 @@ END {
 			}
 			for (j = 1; j <= nf; j++)
 				med[S[si], c, F[j]] = median(k, F[j])
-			printf "%-9s %4d %10.0f %6.0f %9.1f %9.1f %11.2f", S[si],
-			    c, med[S[si], c, "rps"], spread(k, "rps"),
+			printf sfmt " %4d %10.0f %6.0f %9.1f %9.1f %11.2f",
+			    S[si], c, med[S[si], c, "rps"], spread(k, "rps"),
 			    med[S[si], c, "p50_us"], med[S[si], c, "p99_us"],
 			    med[S[si], c, "server_cpu_us"]
 			if (client)

@@ -24,6 +24,16 @@
  * with -S for the CPU and memory figures.  With -i N it opens N sessions,
  * initializes them and leaves them idle, to measure the server's memory
  * per session and, with -d, its CPU time while they stay open.
+ *
+ * With -m URL it speaks Streamable HTTP (protocol 2025-03-26 and later):
+ * it POSTs initialize to URL, keeps the Mcp-Session-Id of the answer,
+ * POSTs notifications/initialized (202), then POSTs the tools/call
+ * requests over K keep-alive connections, one request in flight on each.
+ * Each answer comes back in its own POST's response body, either
+ * application/json (the response) or text/event-stream (a priming event,
+ * notifications, then the response; the stream then ends), with
+ * Content-Length, chunked or until the connection closes.  With -s it is
+ * stateless: no initialize, no session, only the tools/call POSTs.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -76,7 +86,9 @@ struct opts {
 	int		 cpu_client;	/* -p, or -1 */
 	int		 cpu_server;	/* -P, or -1 */
 	char		**cmd;		/* after "--", or NULL */
-	const char	*url;		/* -u: HTTP+SSE mode */
+	const char	*url;		/* -u or -m: HTTP mode */
+	int		 mcp;		/* -m: Streamable HTTP */
+	int		 stateless;	/* -s: no initialize, no session */
 	pid_t		 spid;		/* -S: the server, not our child */
 	long		 conns;		/* -k: POST connections */
 	long		 idle;		/* -i: idle sessions to open */
@@ -164,6 +176,12 @@ struct bench {
 	uint64_t	 stream_bytes;
 	double		 stop_s;	/* SIGTERM to exit, or -1 */
 	int		 killed;	/* it took SIGKILL */
+
+	/* Streamable HTTP mode */
+	char		 sid[256];	/* Mcp-Session-Id, or "" */
+	int		 hs_failed;	/* the handshake failed */
+	long		 bodies_json;	/* 2xx response bodies of each type */
+	long		 bodies_sse;
 };
 
 static atomic_ulong	 progress;	/* bumped on every read */
@@ -190,6 +208,12 @@ usage(void)
 	    "[-i sessions] [-k conns] [-l label]\n"
 	    "                 [-P cpu] [-p cpu] [-T timeout] [-t tool] "
 	    "[-w warmup]\n"
+	    "                 [-S pid | -- command [arg ...]]\n"
+	    "       mcp-bench -m url [-js] [-a args] [-c window] "
+	    "[-d seconds | -n count]\n"
+	    "                 [-E file] [-e expect] [-g progress] [-k conns] "
+	    "[-l label] [-P cpu]\n"
+	    "                 [-p cpu] [-T timeout] [-t tool] [-w warmup]\n"
 	    "                 [-S pid | -- command [arg ...]]\n");
 	exit(2);
 }
@@ -1223,6 +1247,10 @@ report(struct bench *b, const char *label, uint64_t elns, uint64_t sns,
 	    label, o->conc, b->nlat, rps, pct(b, 0.50), pct(b, 0.99),
 	    scpu, ccpu, idle, peak, b->errors + b->unexpected +
 	    b->http_errors, b->missing);
+	if (o->mcp)
+		fprintf(o->json ? stderr : stdout, "%s response bodies: %ld "
+		    "application/json, %ld text/event-stream\n", label,
+		    b->bodies_json, b->bodies_sse);
 	if (o->progress >= 0)
 		fprintf(o->json ? stderr : stdout, "%s progress: %ld "
 		    "notifications, %.0f/s, %.2f per call\n", label,
@@ -1247,14 +1275,18 @@ report(struct bench *b, const char *label, uint64_t elns, uint64_t sns,
 		    b->errors, b->unexpected, b->missing, b->other,
 		    bad_exit ? "false" : "true", o->cpu_client, o->cpu_server);
 		json_str(stdout, b->proto);
-		printf("\",\"transport\":\"%s\"", o->url != NULL ? "sse" :
-		    "stdio");
+		printf("\",\"transport\":\"%s\"", o->mcp ? (o->stateless ?
+		    "streamable-stateless" : "streamable") : o->url != NULL ?
+		    "sse" : "stdio");
 		if (o->progress >= 0)
 			printf(",\"progress\":%ld,\"progress_per_s\":%.1f,"
 			    "\"progress_per_call\":%.3f", b->nprogress,
 			    el > 0 ? (double)b->nprogress / el : 0,
 			    b->nlat > 0 ? (double)b->nprogress /
 			    (double)b->nlat : 0);
+		if (o->mcp)
+			printf(",\"bodies_json\":%ld,\"bodies_sse\":%ld",
+			    b->bodies_json, b->bodies_sse);
 		if (o->url != NULL) {
 			printf(",\"conns\":%ld,\"http_errors\":%ld,"
 			    "\"reconnects\":%ld,\"stop_s\":%.3f,"
@@ -1338,6 +1370,20 @@ struct hconn {
 	char		*in;
 	size_t		 ilen;
 	size_t		 icap;
+
+	/* Streamable HTTP: the response being read */
+	int		 mphase;	/* MP_* */
+	int		 framing;	/* MF_* */
+	uint64_t	 remain;	/* MF_LEN: body bytes still to come */
+	int		 cst;		/* MF_CHUNKED: decoder state, MC_* */
+	uint64_t	 csz;		/* MF_CHUNKED: chunk bytes to come */
+	int		 status;
+	int		 sse;		/* a 2xx text/event-stream body */
+	int		 hclose;	/* Connection: close */
+	int		 got;		/* the JSON-RPC answer has come */
+	char		*body;		/* decoded body bytes not yet handled */
+	size_t		 blen;
+	size_t		 bcap;
 };
 
 /* A response head. */
@@ -1384,18 +1430,18 @@ grow(char **p, size_t len, size_t *cap, size_t n)
 
 /*
  * Split http://HOST[:PORT][/PATH] (HOST a name, an IPv4 address or an
- * IPv6 one in brackets; PATH default /sse).  Resolved later, since port 0
- * is only known once the server has logged its real one.
+ * IPv6 one in brackets; PATH default DEFPATH).  Resolved later, since
+ * port 0 is only known once the server has logged its real one.
  */
 static void
-parse_url(const char *u)
+parse_url(const char *u, const char *defpath)
 {
 	const char	*h, *e, *p;
 	char		*end;
 	long		 port;
 
 	if (strncmp(u, "http://", 7) != 0)
-		diex("-u: only http:// URLs");
+		diex("-u, -m: only http:// URLs");
 	h = u + 7;
 	if (*h == '[') {
 		e = strchr(h, ']');
@@ -1420,8 +1466,8 @@ parse_url(const char *u)
 		p = end;
 	}
 	url.port = (int)port;
-	url.path = xstrndup(*p == '/' ? p : "/sse", strlen(*p == '/' ?
-	    p : "/sse"));
+	url.path = xstrndup(*p == '/' ? p : defpath, strlen(*p == '/' ?
+	    p : defpath));
 }
 
 /* Resolve the host and set the Host header, once the port is known. */
@@ -1902,6 +1948,8 @@ conn_open(struct bench *b, struct hconn *c)
 		die("connect");
 	c->ilen = c->olen = c->ooff = 0;
 	c->wantout = 0;
+	c->mphase = 0;	/* MP_HEAD */
+	c->blen = 0;
 	ep_set(b, EPOLL_CTL_ADD, c->fd, EPOLLIN, TAG_CONN |
 	    (uint64_t)(c - b->hc));
 }
@@ -1921,6 +1969,7 @@ conn_get(struct bench *b)
 }
 
 static void conn_lost(struct bench *, struct hconn *, const char *);
+static uint64_t mconn_io(struct bench *, struct hconn *, uint32_t);
 
 /* Write what C has queued.  Returns -1 if the connection was lost. */
 static int
@@ -2029,7 +2078,9 @@ conn_lost(struct bench *b, struct hconn *c, const char *why)
 			b->outstanding--;
 			b->missing++;
 		}
-	} else
+	} else if (b->o->mcp)
+		b->hs_failed = 1;
+	else
 		sse_end(b, c->sess, "handshake POST lost");
 	if (++c->fails >= MAX_CONN_FAILS) {
 		c->dead = 1;
@@ -2196,6 +2247,11 @@ pump(struct bench *b, int ms)
 			    evs[i].events);
 			if (t > last)
 				last = t;
+		} else if (b->o->mcp) {
+			t = mconn_io(b, &b->hc[evs[i].data.u64 &
+			    0xffffffffULL], evs[i].events);
+			if (t > last)
+				last = t;
 		} else
 			conn_io(b, &b->hc[evs[i].data.u64 & 0xffffffffULL],
 			    evs[i].events);
@@ -2334,6 +2390,472 @@ run_phase_http(struct bench *b, long count, double secs)
 	b->missing += b->outstanding;
 	b->outstanding = 0;
 	return -1;
+}
+
+/*
+ * Streamable HTTP mode (-m).
+ *
+ * The POST connections of the HTTP+SSE mode carry everything: each
+ * request's answer comes back in its own response, whose body is read as
+ * it arrives (Content-Length, chunked, or up to the connection's close).
+ * An application/json body is handled once complete; a text/event-stream
+ * body line by line, so a call's latency ends at the event that holds its
+ * response, not at the end of the stream.  A connection is free again when
+ * its response is complete.
+ */
+
+enum { MP_HEAD, MP_BODY };
+enum { MF_LEN, MF_CHUNKED, MF_CLOSE };
+enum { MC_SIZE, MC_EXT, MC_DATA, MC_DATA_END, MC_TRAILER, MC_TRAILER_LINE,
+	MC_END };
+
+static void
+body_put(struct hconn *c, const char *p, size_t n)
+{
+	grow(&c->body, c->blen, &c->bcap, n);
+	memcpy(c->body + c->blen, p, n);
+	c->blen += n;
+}
+
+/*
+ * Decode the chunked bytes P..P+N of C's response into its body.  Returns
+ * how many it used: it stops after the last chunk and its trailers
+ * (c->cst is then MC_END).
+ */
+static size_t
+mdechunk(struct hconn *c, const char *p, size_t n)
+{
+	size_t	 i, k;
+	int	 ch;
+
+	i = 0;
+	while (i < n && c->cst != MC_END) {
+		switch (c->cst) {
+		case MC_SIZE:
+			ch = (unsigned char)p[i++];
+			if (isxdigit(ch))
+				c->csz = c->csz * 16 + (uint64_t)(isdigit(ch) ?
+				    ch - '0' : (ch | 0x20) - 'a' + 10);
+			else if (ch == '\n')
+				c->cst = c->csz ? MC_DATA : MC_TRAILER;
+			else if (ch != '\r')
+				c->cst = MC_EXT;
+			break;
+		case MC_EXT:
+			if (p[i++] == '\n')
+				c->cst = c->csz ? MC_DATA : MC_TRAILER;
+			break;
+		case MC_DATA:
+			k = n - i;
+			if (k > c->csz)
+				k = (size_t)c->csz;
+			body_put(c, p + i, k);
+			i += k;
+			c->csz -= k;
+			if (c->csz == 0)
+				c->cst = MC_DATA_END;
+			break;
+		case MC_DATA_END:
+			if (p[i++] == '\n') {
+				c->cst = MC_SIZE;
+				c->csz = 0;
+			}
+			break;
+		case MC_TRAILER:	/* at the start of a trailer line */
+			ch = (unsigned char)p[i++];
+			if (ch == '\n')
+				c->cst = MC_END;
+			else if (ch != '\r')
+				c->cst = MC_TRAILER_LINE;
+			break;
+		case MC_TRAILER_LINE:
+			if (p[i++] == '\n')
+				c->cst = MC_TRAILER;
+			break;
+		}
+	}
+	return i;
+}
+
+/* One JSON-RPC message D..D+N that came on C at time T. */
+static void
+mmessage(struct bench *b, struct hconn *c, const char *d, size_t n,
+    uint64_t t)
+{
+	const char	*p, *q, *end;
+
+	end = d + n;
+	if (c->kind == PK_CALL) {
+		handle_line(b, d, n, t);
+		if (b->ring[c->id & b->mask].id != c->id)
+			c->got = 1;
+		return;
+	}
+	p = c->kind == PK_INIT ? find_key(d, n, "\"id\"", 4) : NULL;
+	if (p == NULL || p >= end || *p != '0' ||
+	    (p + 1 < end && isdigit((unsigned char)p[1]))) {
+		b->other++;	/* a notification, or not for us */
+		return;
+	}
+	c->got = 1;
+	if (memmem(d, n, "\"result\"", 8) == NULL) {
+		show_bad(b, "initialize failed", d, n);
+		b->hs_failed = 1;
+		return;
+	}
+	p = find_key(d, n, "\"protocolVersion\"", 17);
+	if (p != NULL && p < end && *p == '"') {
+		q = memchr(p + 1, '"', (size_t)(end - p - 1));
+		if (q != NULL && (size_t)(q - p - 1) < sizeof(b->proto)) {
+			memcpy(b->proto, p + 1, (size_t)(q - p - 1));
+			b->proto[q - p - 1] = '\0';
+		}
+	}
+}
+
+/*
+ * Handle the complete lines of C's event-stream body (all of it when
+ * FINAL): each data line is one message; ids, event names and retry
+ * fields do not matter here, and the priming event's data is empty.
+ */
+static void
+msse_lines(struct bench *b, struct hconn *c, uint64_t t, int final)
+{
+	char		*start, *end, *nl, *l, *v;
+	size_t		 n;
+
+	start = c->body;
+	end = c->body + c->blen;
+	while (start < end) {
+		nl = memchr(start, '\n', (size_t)(end - start));
+		if (nl == NULL && !final)
+			break;
+		l = start;
+		n = (size_t)((nl != NULL ? nl : end) - start);
+		start = nl != NULL ? nl + 1 : end;
+		if (n > 0 && l[n - 1] == '\r')
+			n--;
+		if (n == 0)
+			continue;
+		if (l[0] == ':') {
+			b->keepalives++;
+			continue;
+		}
+		if (n < 5 || memcmp(l, "data:", 5) != 0)
+			continue;
+		v = l + 5;
+		if (v < l + n && *v == ' ')
+			v++;
+		if (v < l + n)
+			mmessage(b, c, v, (size_t)(l + n - v), t);
+	}
+	c->blen = (size_t)(end - start);
+	if (c->blen > 0 && start != c->body)
+		memmove(c->body, start, c->blen);
+}
+
+/* The response head H of length HL on C: how its body is framed. */
+static void
+mhead(struct bench *b, struct hconn *c, const struct head *h, const char *p,
+    long hl)
+{
+	const char	*l, *nl, *e, *v;
+
+	c->status = h->status;
+	c->sse = h->sse && h->status >= 200 && h->status < 300;
+	c->hclose = h->close;
+	c->blen = 0;
+	c->got = 0;
+	if (h->chunked) {
+		c->framing = MF_CHUNKED;
+		c->cst = MC_SIZE;
+		c->csz = 0;
+	} else if (h->clen >= 0) {
+		c->framing = MF_LEN;
+		c->remain = (uint64_t)h->clen;
+	} else if (h->status == 204 || h->status == 304) {
+		c->framing = MF_LEN;
+		c->remain = 0;
+	} else
+		c->framing = MF_CLOSE;
+	if (c->kind != PK_INIT || h->status < 200 || h->status >= 300)
+		return;
+	/* Keep the session id, with the blanks around it trimmed. */
+	e = p + hl;
+	for (l = p; l < e; l = nl + 1) {
+		nl = memchr(l, '\n', (size_t)(e - l));
+		if (nl == NULL)
+			break;
+		if (nl - l < 15 || strncasecmp(l, "mcp-session-id:", 15) != 0)
+			continue;
+		for (v = l + 15; v < nl && (*v == ' ' || *v == '\t'); v++)
+			continue;
+		while (nl > v && (nl[-1] == '\r' || nl[-1] == ' ' ||
+		    nl[-1] == '\t'))
+			nl--;
+		if ((size_t)(nl - v) < sizeof(b->sid)) {
+			memcpy(b->sid, v, (size_t)(nl - v));
+			b->sid[nl - v] = '\0';
+		}
+		break;
+	}
+}
+
+/* C's response is complete (read at time T). */
+static void
+mdone(struct bench *b, struct hconn *c, uint64_t t)
+{
+	struct slot	*s;
+	char		 why[96];
+	int		 ok2xx, lost;
+
+	ok2xx = c->status >= 200 && c->status < 300;
+	lost = 0;
+	if (!ok2xx) {
+		b->http_errors++;
+		snprintf(why, sizeof(why), "POST: HTTP status %d", c->status);
+		show_bad(b, why, c->body, c->blen);
+		lost = 1;
+	} else if (c->sse) {
+		msse_lines(b, c, t, 1);
+		b->bodies_sse++;
+	} else if (c->kind != PK_INITED) {
+		b->bodies_json++;
+		if (c->blen > 0)
+			mmessage(b, c, c->body, c->blen, t);
+	}
+	if (ok2xx && c->kind != PK_INITED && !c->got) {
+		b->errors++;
+		show_bad(b, "the response ended without the answer",
+		    c->body, c->blen);
+		lost = 1;
+	}
+	if (lost) {
+		if (c->kind == PK_CALL) {
+			s = &b->ring[c->id & b->mask];
+			if (s->id == c->id) {
+				s->id = 0;
+				b->outstanding--;
+				b->missing++;
+			}
+		} else
+			b->hs_failed = 1;
+	}
+	c->blen = 0;
+	c->mphase = MP_HEAD;
+	c->fails = 0;
+	if (c->ilen > 0) {
+		b->http_errors++;
+		show_bad(b, "bytes after the response", c->in, c->ilen);
+		c->ilen = 0;
+		c->hclose = 1;
+	}
+	if (c->hclose || c->framing == MF_CLOSE) {
+		/* Reopened when next used. */
+		epoll_ctl(b->ep, EPOLL_CTL_DEL, c->fd, NULL);
+		close(c->fd);
+		c->fd = -1;
+		b->reconnects++;
+	}
+	c->busy = 0;
+	conn_release(b, c);
+}
+
+/*
+ * Connection C is ready (Streamable HTTP): flush, read, handle.  Returns
+ * the time of the read, or 0.
+ */
+static uint64_t
+mconn_io(struct bench *b, struct hconn *c, uint32_t events)
+{
+	struct head	 h;
+	ssize_t		 n;
+	uint64_t	 t, k;
+	size_t		 used, avail;
+	long		 hl;
+	int		 done;
+
+	if (c->fd == -1)
+		return 0;
+	if ((events & EPOLLOUT) && conn_flush(b, c) == -1)
+		return 0;
+	if (!(events & (EPOLLIN | EPOLLERR | EPOLLHUP)))
+		return 0;
+	grow(&c->in, c->ilen, &c->icap, CONN_BUF);
+	n = read(c->fd, c->in + c->ilen, c->icap - c->ilen);
+	if (n == -1 && (errno == EINTR || errno == EAGAIN))
+		return 0;
+	t = now_ns();
+	if (n == 0 && c->busy && c->mphase == MP_BODY &&
+	    c->framing == MF_CLOSE) {
+		mdone(b, c, t);		/* the body ends with the connection */
+		return t;
+	}
+	if (n <= 0) {
+		conn_lost(b, c, n == 0 ? "closed by the server" :
+		    strerror(errno));
+		c->mphase = MP_HEAD;
+		return 0;
+	}
+	atomic_fetch_add_explicit(&progress, 1, memory_order_relaxed);
+	c->ilen += (size_t)n;
+	if (!c->busy) {
+		b->http_errors++;
+		show_bad(b, "response to no request", c->in, c->ilen);
+		conn_lost(b, c, "a response to no request");
+		return 0;
+	}
+	used = 0;
+	if (c->mphase == MP_HEAD) {
+		hl = parse_head(c->in, c->ilen, &h);
+		if (hl == 0)
+			return t;
+		if (hl < 0) {
+			conn_lost(b, c, "a response that is not HTTP");
+			c->mphase = MP_HEAD;
+			return t;
+		}
+		mhead(b, c, &h, c->in, hl);
+		used = (size_t)hl;
+		c->mphase = MP_BODY;
+	}
+	avail = c->ilen - used;
+	done = 0;
+	switch (c->framing) {
+	case MF_LEN:
+		k = avail < c->remain ? avail : c->remain;
+		body_put(c, c->in + used, (size_t)k);
+		used += (size_t)k;
+		c->remain -= k;
+		done = c->remain == 0;
+		break;
+	case MF_CHUNKED:
+		used += mdechunk(c, c->in + used, avail);
+		done = c->cst == MC_END;
+		break;
+	default:
+		body_put(c, c->in + used, avail);
+		used += avail;
+		break;
+	}
+	c->ilen -= used;
+	if (c->ilen > 0 && used > 0)
+		memmove(c->in, c->in + used, c->ilen);
+	if (c->sse && !done)
+		msse_lines(b, c, t, 0);
+	if (done)
+		mdone(b, c, t);
+	return t;
+}
+
+/* Queue a handshake POST (PK_INIT or PK_INITED) of BODY on C. */
+static void
+mpost(struct bench *b, struct hconn *c, int kind, const char *body, size_t n)
+{
+	static const char types[] = "\r\nContent-Type: application/json\r\n"
+	    "Accept: application/json, text/event-stream\r\n";
+	char	 num[24];
+
+	conn_put(c, "POST ", 5);
+	conn_put(c, url.path, strlen(url.path));
+	conn_put(c, " HTTP/1.1\r\nHost: ", 17);
+	conn_put(c, url.host, strlen(url.host));
+	conn_put(c, types, sizeof(types) - 1);
+	if (b->sid[0] != '\0') {
+		conn_put(c, "Mcp-Session-Id: ", 16);
+		conn_put(c, b->sid, strlen(b->sid));
+		conn_put(c, "\r\n", 2);
+	}
+	if (b->proto[0] != '\0') {
+		conn_put(c, "MCP-Protocol-Version: ", 22);
+		conn_put(c, b->proto, strlen(b->proto));
+		conn_put(c, "\r\n", 2);
+	}
+	conn_put(c, "Content-Length: ", 16);
+	conn_put(c, num, fmt_u64(num, n));
+	conn_put(c, "\r\n\r\n", 4);
+	conn_put(c, body, n);
+	c->busy = 1;
+	c->kind = kind;
+	c->mphase = MP_HEAD;
+	conn_flush(b, c);
+}
+
+/* Wait until C's response is in; 0, or -1 if the step failed. */
+static int
+mwait(struct bench *b, struct hconn *c)
+{
+	while (c->busy && !b->hs_failed && b->livec > 0) {
+		if (atomic_load(&watch_fired))
+			return -1;
+		pump(b, 100);
+	}
+	return b->hs_failed || b->livec == 0 ? -1 : 0;
+}
+
+/*
+ * The stateful handshake: initialize (keeping the session id and the
+ * protocol version), then notifications/initialized, which must get a
+ * 2xx.  Returns 0, or -1 with a message.
+ */
+static int
+mhandshake(struct bench *b)
+{
+	static const char init[] =
+	    "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\","
+	    "\"params\":{\"protocolVersion\":\"" PROTO_VERSION "\","
+	    "\"capabilities\":{},\"clientInfo\":{\"name\":\"mcp-bench\","
+	    "\"version\":\"" BENCH_VERSION "\"}}}";
+	static const char inited[] =
+	    "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+	struct hconn	*c;
+
+	c = conn_get(b);
+	mpost(b, c, PK_INIT, init, sizeof(init) - 1);
+	if (mwait(b, c) != 0) {
+		fprintf(stderr, "mcp-bench: initialize failed\n");
+		return -1;
+	}
+	if (b->sid[0] == '\0') {
+		fprintf(stderr, "mcp-bench: no Mcp-Session-Id on the answer "
+		    "to initialize (-s for a stateless server)\n");
+		return -1;
+	}
+	c = conn_get(b);
+	mpost(b, c, PK_INITED, inited, sizeof(inited) - 1);
+	if (mwait(b, c) != 0) {
+		fprintf(stderr, "mcp-bench: notifications/initialized "
+		    "failed\n");
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * The tools/call POSTs start with the same text up to the Content-Length
+ * value: the headers, with the session's when there is one.
+ */
+static void
+build_mcallhdr(struct bench *b)
+{
+	size_t		 n;
+	int		 r;
+
+	n = strlen(url.path) + strlen(url.host) + strlen(b->sid) +
+	    strlen(b->proto) + 256;
+	b->callhdr = xmalloc(n);
+	r = snprintf(b->callhdr, n, "POST %s HTTP/1.1\r\nHost: %s\r\n"
+	    "Content-Type: application/json\r\n"
+	    "Accept: application/json, text/event-stream\r\n"
+	    "%s%s%s%s%s%s"
+	    "Content-Length: ", url.path, url.host,
+	    b->sid[0] != '\0' ? "Mcp-Session-Id: " : "", b->sid,
+	    b->sid[0] != '\0' ? "\r\n" : "",
+	    b->proto[0] != '\0' ? "MCP-Protocol-Version: " : "", b->proto,
+	    b->proto[0] != '\0' ? "\r\n" : "");
+	if (r < 0 || (size_t)r >= n)
+		diex("request header too long");
+	b->callhdrlen = (size_t)r;
 }
 
 static void
@@ -2624,6 +3146,7 @@ free_http(struct bench *b)
 	for (i = 0; i < b->nhc; i++) {
 		free(b->hc[i].in);
 		free(b->hc[i].out);
+		free(b->hc[i].body);
 	}
 	free(b->ss);
 	free(b->hc);
@@ -2764,7 +3287,7 @@ run_idle(struct bench *b, const char *label)
 	return 0;
 }
 
-/* The load run over HTTP+SSE; main() for -u without -i. */
+/* The load run over HTTP; main() for -m, and for -u without -i. */
 static int
 run_http(struct bench *b, const char *label)
 {
@@ -2775,10 +3298,17 @@ run_http(struct bench *b, const char *label)
 	int		 rc, bad_exit;
 
 	atomic_store(&watch_armed, 1);
-	if (setup_sessions(b) != 0)
-		diex(atomic_load(&watch_fired) ? "no answer to initialize" :
-		    "cannot set up the session");
-	build_callhdr(b);
+	if (o->mcp) {
+		if (!o->stateless && mhandshake(b) != 0)
+			diex(atomic_load(&watch_fired) ? "no answer to the "
+			    "handshake" : "cannot set up the session");
+		build_mcallhdr(b);
+	} else {
+		if (setup_sessions(b) != 0)
+			diex(atomic_load(&watch_fired) ? "no answer to "
+			    "initialize" : "cannot set up the session");
+		build_callhdr(b);
+	}
 	idle = server_kb(b, "VmRSS:");
 
 	rc = 0;
@@ -2808,8 +3338,8 @@ run_http(struct bench *b, const char *label)
 	    bad_exit);
 	fflush(stdout);
 	if (b->other > 0)
-		fprintf(stderr, "mcp-bench: %ld events without an id on the "
-		    "stream\n", b->other);
+		fprintf(stderr, "mcp-bench: %ld messages without an id on "
+		    "the %s\n", b->other, o->mcp ? "POST streams" : "stream");
 	if (b->reconnects > 0)
 		fprintf(stderr, "mcp-bench: %ld connections closed by the "
 		    "server\n", b->reconnects);
@@ -2843,7 +3373,7 @@ main(int argc, char *argv[])
 	o.progress = -1;
 	count_set = 0;
 	for (;;) {
-		ch = getopt(argc, argv, "a:c:d:E:e:g:hi:jk:l:n:P:p:RS:T:t:u:w:");
+		ch = getopt(argc, argv, "a:c:d:E:e:g:hi:jk:l:m:n:P:p:RS:sT:t:u:w:");
 		if (ch == -1)
 			break;
 		switch (ch) {
@@ -2878,7 +3408,18 @@ main(int argc, char *argv[])
 			o.spid = (pid_t)parse_long(optarg, 1, INT_MAX, "-S");
 			break;
 		case 'u':
+			if (o.mcp)
+				diex("-u and -m exclude each other");
 			o.url = optarg;
+			break;
+		case 'm':
+			if (o.url != NULL && !o.mcp)
+				diex("-u and -m exclude each other");
+			o.url = optarg;
+			o.mcp = 1;
+			break;
+		case 's':
+			o.stateless = 1;
 			break;
 		case 'j':
 			o.json = 1;
@@ -2916,7 +3457,11 @@ main(int argc, char *argv[])
 	if (o.url == NULL && argc < 1)
 		usage();
 	if (o.url == NULL && (o.idle || o.conns || o.raw || o.spid))
-		diex("-i, -k, -R and -S need -u");
+		diex("-i, -k, -R and -S need -u or -m");
+	if (o.mcp && (o.idle || o.raw))
+		diex("-i and -R need -u");
+	if (o.stateless && !o.mcp)
+		diex("-s needs -m");
 	if (o.spid > 0 && argc > 0)
 		diex("-S and a command exclude each other");
 	if (count_set && o.secs > 0)
@@ -2954,7 +3499,7 @@ main(int argc, char *argv[])
 	atexit(kill_child);
 	if (o.url != NULL) {
 		b.ep = -1;
-		parse_url(o.url);
+		parse_url(o.url, o.mcp ? "/mcp" : "/sse");
 		b.spid = o.spid;
 		if (o.cmd != NULL)
 			spawn_http(&b);
