@@ -381,7 +381,7 @@ mcp__clientreq_roots_changed(struct session *s)
 	struct mcp_call		*c;
 	int			 caps;
 
-	caps = mcp__clientreq_caps(s);
+	caps = s->caps;
 	if (srv->feat.roots_fn == NULL || !s->initialized ||
 	    !(caps & MCP_CAP_ROOTS)) {
 		MCP_LOG(MCP_LOG_DEBUG, "ignoring notifications/roots/"

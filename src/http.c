@@ -800,7 +800,8 @@ mcp__http_start(struct mcp_server *srv)
 	h->conf = &srv->hconf;
 	h->loopback = is_loopback(&ss);
 	raise_nofile();
-	flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG;
+	flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
+	    MHD_USE_TURBO;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	h->d = MHD_start_daemon(flags, 0, NULL, NULL, access_cb, h,

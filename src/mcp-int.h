@@ -514,6 +514,7 @@ struct session {
 	int				 log_level;	/* logging/setLevel */
 	struct client_req		*reqs;		/* ours, unanswered */
 	json_t				*client_caps;
+	int				 caps;		/* MCP_CAP_*, from client_caps */
 	json_t				*client_info;
 	struct mcp_call			**buckets;
 	size_t				 nbuckets;

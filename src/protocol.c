@@ -193,6 +193,7 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 	s->initialized = 1;
 	caps = json_object_get(params, "capabilities");
 	s->client_caps = json_is_object(caps) ? json_incref(caps) : json_object();
+	s->caps = mcp__clientreq_caps(s);
 	s->client_info = json_incref(json_object_get(params, "clientInfo"));
 
 	info = json_pack("{s:s, s:s}", "name", srv->name, "version",
@@ -357,7 +358,7 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	c->version = s->version;
 	c->log_level = s->log_level;
 	c->pool = &s->srv->pool;
-	c->caps = mcp__clientreq_caps(s);
+	c->caps = s->caps;
 	c->hash = hash;
 	memcpy(c->key, key, sizeof(c->key));
 	mcp__session_track(s, c);

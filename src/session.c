@@ -19,7 +19,7 @@ mcp__session_new(struct mcp_server *srv, const struct session_ops *ops,
 	s = calloc(1, sizeof(*s));
 	if (s == NULL)
 		return NULL;
-	s->nbuckets = 64;
+	s->nbuckets = 8;		/* grows with the calls in flight */
 	s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
 	if (s->buckets == NULL) {
 		free(s);

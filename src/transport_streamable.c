@@ -772,8 +772,16 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 		status = MHD_HTTP_BAD_REQUEST;
 	else if (r->failed && !r->json)
 		drop_ids(r);
-	resp = MHD_create_response_from_buffer(r->log.len - r->log.off,
-	    r->log.data + r->log.off, MHD_RESPMEM_MUST_COPY);
+	if (r->log.off == 0 && status != MHD_HTTP_BAD_REQUEST) {
+		/* The log becomes the body: MHD frees it. */
+		resp = MHD_create_response_from_buffer(r->log.len,
+		    r->log.data, MHD_RESPMEM_MUST_FREE);
+		if (resp != NULL)
+			memset(&r->log, 0, sizeof(r->log));
+	} else
+		resp = MHD_create_response_from_buffer(r->log.len -
+		    r->log.off, r->log.data + r->log.off,
+		    MHD_RESPMEM_MUST_COPY);
 	if (resp == NULL)
 		return MHD_NO;
 	if (status == MHD_HTTP_OK)
@@ -969,14 +977,14 @@ mcp__mcp_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 	struct route	*r;
 	struct buf	 err = { 0 };
 	const char	*why, *body = rq->body.data != NULL ? rq->body.data : "";
+	const char	*accept;
 	size_t		 len = rq->body.len;
 	enum MHD_Result	 rc = MHD_NO;
 	int		 fresh = 0, version, in;
 
-	if (!accepts(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-	    "Accept"), "application/json") ||
-	    !accepts(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-	    "Accept"), "text/event-stream"))
+	accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
+	if (!accepts(accept, "application/json") ||
+	    !accepts(accept, "text/event-stream"))
 		return reply_rpc(conn, 406, "Not Acceptable: Client must "
 		    "accept both application/json and text/event-stream",
 		    rq->origin);
