@@ -155,6 +155,7 @@ bench: all
 	@bench/run-sse.sh
 	@bench/run-streamable.sh
 	@bench/idle-sse.sh
+	@bench/idle-streamable.sh
 
 install: config.mk
 	@$(MAKE) --no-print-directory build/libmcp.a build/libmcp.so \
