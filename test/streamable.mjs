@@ -1009,6 +1009,75 @@ async function sigterm(t) {
 
 // ---- running the groups --------------------------------------------------
 
+// Hostile and odd input: Last-Event-ID values at the edges, many waiting
+// POSTs whose clients vanish, bytes that are not UTF-8, the in-flight cap,
+// an answer to a request never sent, and a 2025-03-26 batch.
+async function hostile(t) {
+	const srv = await startServer(['--max-inflight', '8']);
+	const port = srv.port;
+	const sid = await open(srv);
+	const lasts = ['99999999999999999999-1', '1-99999999999999999999999', '4294967296-0', '-1-0',
+	    '1-', '-', 'abc', '1-2-3', '1 -2', '', '0x1-1', `${'9'.repeat(5000)}-1`];
+	const codes = [];
+	for (const last of lasts) {
+		const g = await get(port, { sid, last }).done(3000);
+		codes.push(g.status);
+	}
+	t.ok(codes.every((c) => c === 400), 'Last-Event-ID values that are malformed, out of range or unknown: 400 each',
+	    show(lasts.map((l, i) => [l.slice(0, 30), codes[i]])));
+
+	// 8 slow calls (the --max-inflight cap) whose clients go away, then more.
+	const slow = [];
+	for (let i = 0; i < 8; i++)
+		slow.push(post(port, call(`s${i}`, 'sleep', { ms: 3000 }), { sid }));
+	await sleep(400);	/* all 8 are in (they answer nothing for 3 s) */
+	const over = await post(port, call('over', 'sleep', { ms: 10 }), { sid }).done(3000);
+	const om = over.answer('over');
+	t.ok(over.status === 200 && isErr(om, -32000), '--max-inflight 8: a ninth call in flight is answered -32000 at once',
+	    over.summary());
+	for (const x of slow)
+		x.close();
+	const t0 = Date.now();
+	const p = await post(port, ping('alive'), { sid }).done(3000);
+	t.ok(p.status === 200 && isResult(p.answer('alive'), 'alive') && Date.now() - t0 < 1000,
+	    'the 8 clients vanish mid-call: the session answers a ping at once', p.summary());
+	await sleep(3000);
+	const after = await post(port, call('after', 'echo', { text: 'ok' }), { sid }).done(3000);
+	t.ok(textOf(after.answer('after')) === 'ok', 'once they finish, the session takes calls again (the slots came back)',
+	    after.summary());
+
+	// Not UTF-8 inside a string, and a lone NUL escape.
+	const bad = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"u","method":"tools/call","params":{"name":"echo",' +
+	    '"arguments":{"text":"'), Buffer.from([0xff, 0xfe, 0xc0]), Buffer.from('"}}}')]);
+	const u = await new Promise((res) => {
+		const req = http.request({ host: '127.0.0.1', port, method: 'POST', path: '/mcp', headers: {
+			'Content-Type': 'application/json', Accept: ACCEPT, 'Mcp-Session-Id': sid, 'Content-Length': bad.length,
+		} }, (r) => { let d = ''; r.on('data', (c) => { d += c; }); r.on('end', () => res({ status: r.statusCode, d })); });
+		req.on('error', (e) => res({ status: 0, d: String(e) }));
+		req.end(bad);
+	});
+	t.ok(u.status === 400 && /-32700|-32600/.test(u.d), 'a body with bytes that are not UTF-8: 400 with a JSON-RPC error',
+	    show(u));
+	const z = await post(port, '{"jsonrpc":"2.0","id":"z","method":"tools/call","params":{"name":"echo",' +
+	    '"arguments":{"text":"a\\u0000b"}}}', { sid }).done(3000);
+	t.ok(z.status === 200 && isErr(z.answer('z'), -32600) || z.status === 400,
+	    'a \\u0000 in a string: a JSON-RPC error, not a crash', z.summary());
+
+	// The client answers a request the server never sent: 202, ignored.
+	const r = await post(port, { jsonrpc: '2.0', id: 's999', result: {} }, { sid }).done(3000);
+	t.ok(r.status === 202 && r.raw === '', 'a response to a request never sent: 202, ignored', r.summary());
+
+	// A batch: only in 2025-03-26 sessions; the answers come as one array.
+	const old = await open(srv, { version: '2025-03-26' });
+	const bt = await post(port, [ping('b1'), call('b2', 'echo', { text: 'in a batch' })], { sid: old }).done(3000);
+	const arr = bt.messages()[0];
+	t.ok(bt.status === 200 && Array.isArray(arr) && arr.length === 2 &&
+	    arr.some((m) => isResult(m, 'b1')) && arr.some((m) => textOf(m) === 'in a batch'),
+	    'a 2025-03-26 batch of a ping and a call: one event whose data is the array of both answers', bt.summary());
+	const nb = await post(port, [ping('n1')], { sid }).done(3000);
+	t.ok(nb.status === 400 && isErr(nb.json(), -32600), 'a batch in a 2025-11-25 session: 400, -32600', nb.summary());
+}
+
 async function group(name, fn, ms = 30000) {
 	const t = {
 		dead: false,
@@ -1047,6 +1116,7 @@ async function main() {
 		['standalone stream', standalone], ['event log', eventLog], ['reconnection', reconnection],
 		['keepalive', keepalive], ['flood', flood], ['delete in flight', deleteInFlight],
 		['idle sessions', idleSessions], ['host origin auth', hostOriginAuth], ['sigterm', sigterm],
+		['hostile', hostile],
 	], { run: group, times: 'STREAMABLE_TIMES' });
 	killAll();
 	// (a timer of a wait that came true early must not hold the exit)
