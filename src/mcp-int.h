@@ -23,6 +23,7 @@
 
 #include <limits.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stddef.h>
@@ -423,7 +424,7 @@ struct pool {
 	int		 started;
 	struct worker	*workers;	/* max slots */
 	pthread_mutex_t	 lock;
-	pthread_cond_t	 cond;		/* work arrived, or stop */
+	sem_t		 wakeup;	/* work arrived, or stop */
 	struct mcp_call	*head;
 	struct mcp_call	*tail;
 	int		 queued;

@@ -15,6 +15,7 @@
  * never blocks the others, and CPU-bound load stays on CORE threads.
  */
 #include <errno.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,27 +25,39 @@
 
 #define IDLE_EXIT	30	/* seconds before an extra thread leaves */
 
-/* Lock held. Sleeps until there is work; 0 means leave. */
+/*
+ * Lock held. Sleeps until there is work; 0 means leave. Workers sleep on
+ * a semaphore, not a condition variable: glibc hands a mutex back from
+ * pthread_cond_wait marked contended, which costs every call one more
+ * futex system call when the worker unlocks it. A post may outlive its
+ * waiter (one that timed out, or was woken twice): the next wait then
+ * returns at once, finds no work and sleeps again.
+ */
 static int
 wait_for_work(struct pool *p)
 {
 	struct timespec	 until;
-	int		 rc;
+	int		 extra, rc;
 
 	while (p->head == NULL && !p->stop) {
 		p->idle++;
-		if (p->nthreads > p->core) {
+		extra = p->nthreads > p->core;
+		pthread_mutex_unlock(&p->lock);
+		if (extra) {
 			clock_gettime(CLOCK_REALTIME, &until);
 			until.tv_sec += IDLE_EXIT;
-			rc = pthread_cond_timedwait(&p->cond, &p->lock, &until);
-			p->idle--;
-			if (rc == ETIMEDOUT && p->head == NULL &&
-			    p->nthreads > p->core)
-				return 0;
-		} else {
-			pthread_cond_wait(&p->cond, &p->lock);
-			p->idle--;
-		}
+			while ((rc = sem_timedwait(&p->wakeup, &until)) != 0 &&
+			    errno == EINTR)
+				;
+		} else
+			while ((rc = sem_wait(&p->wakeup)) != 0 &&
+			    errno == EINTR)
+				;
+		pthread_mutex_lock(&p->lock);
+		p->idle--;
+		if (extra && rc != 0 && p->head == NULL &&
+		    p->nthreads > p->core)
+			return 0;
 	}
 	return p->head != NULL;
 }
@@ -168,7 +181,7 @@ mcp__pool_start(struct pool *p, int core, int max, int max_queued,
 		return MCP_ENOMEM;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->clock, NULL);
-	pthread_cond_init(&p->cond, NULL);
+	sem_init(&p->wakeup, 0, 0);
 	p->started = 1;
 	pthread_mutex_lock(&p->lock);
 	for (i = 0; i < core && rc == MCP_OK; i++)
@@ -251,11 +264,8 @@ mcp__pool_unplug(struct pool *p)
 	pthread_mutex_unlock(&p->lock);
 	p->hhead = p->htail = NULL;
 	p->held = 0;
-	if (wake >= p->core)
-		pthread_cond_broadcast(&p->cond);
-	else
-		while (wake-- > 0)
-			pthread_cond_signal(&p->cond);
+	while (wake-- > 0)
+		sem_post(&p->wakeup);
 }
 
 /*
@@ -333,10 +343,12 @@ mcp__pool_stop(struct pool *p)
 	left = p->head;
 	p->head = p->tail = NULL;
 	p->queued = 0;
-	pthread_cond_broadcast(&p->cond);
 	/* A leaving worker marks its own slot: read them under the lock. */
-	for (i = 0; i < p->max; i++)
+	for (i = 0; i < p->max; i++) {
 		p->workers[i].join = p->workers[i].state != WORKER_FREE;
+		if (p->workers[i].state == WORKER_RUNNING)
+			sem_post(&p->wakeup);
+	}
 	pthread_mutex_unlock(&p->lock);
 	for (i = 0; i < p->max; i++)
 		if (p->workers[i].join)
@@ -353,6 +365,6 @@ mcp__pool_stop(struct pool *p)
 	}
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->clock);
-	pthread_cond_destroy(&p->cond);
+	sem_destroy(&p->wakeup);
 	return left;
 }
