@@ -52,6 +52,10 @@ struct http {
 };
 
 void	 mcp__http_streaming(struct MHD_Connection *conn) MCP_HIDDEN;
+struct MHD_Response *mcp__http_event_stream(MHD_ContentReaderCallback reader,
+	    void *cls, MHD_ContentReaderFreeCallback free_fn) MCP_HIDDEN;
+void	 mcp__http_shutdown(struct MHD_Connection *conn) MCP_HIDDEN;
+int	 mcp__http_new_id(char *out) MCP_HIDDEN;
 
 /* transport_streamable.c, called by http.c */
 enum MHD_Result mcp__mcp_post(struct http *h, struct MHD_Connection *conn,

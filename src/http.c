@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -233,6 +234,62 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 }
 
 /* ---- responses ---------------------------------------------------------- */
+
+/*
+ * An event stream read by READER (CLS, freed by FREE_FN): a callback
+ * response of unknown size, in 4 KiB blocks (MHD keeps one per stream,
+ * idle or not), with the SSE headers. NULL on failure.
+ */
+struct MHD_Response *
+mcp__http_event_stream(MHD_ContentReaderCallback reader, void *cls,
+    MHD_ContentReaderFreeCallback free_fn)
+{
+	struct MHD_Response	*resp;
+
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
+	    reader, cls, free_fn);
+	if (resp == NULL)
+		return NULL;
+	MHD_add_response_header(resp, "Content-Type", "text/event-stream");
+	MHD_add_response_header(resp, "Cache-Control",
+	    "no-cache, no-transform");
+	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
+	return resp;
+}
+
+/* Shuts CONN's socket down: MHD then closes it on its next look. */
+void
+mcp__http_shutdown(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info;
+
+	info = MHD_get_connection_info(conn,
+	    MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (info != NULL)
+		shutdown(info->connect_fd, SHUT_RDWR);
+}
+
+/* A session id: 128 bits from the CSPRNG as 32 hex digits, in OUT[33]. */
+int
+mcp__http_new_id(char *out)
+{
+	unsigned char	 raw[16];
+	size_t		 got = 0;
+	ssize_t		 n;
+	int		 i;
+
+	while (got < sizeof(raw)) {
+		n = getrandom(raw + got, sizeof(raw) - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		got += (size_t)n;
+	}
+	for (i = 0; i < 16; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+	return 0;
+}
 
 void
 mcp__http_cors(void *resp, const char *origin)

@@ -13,8 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
-#include <sys/socket.h>
 
 #include <microhttpd.h>
 
@@ -77,18 +75,13 @@ resume(struct sse_stream *st)
 static void
 cut(struct sse_stream *st, const char *why)
 {
-	const union MHD_ConnectionInfo *info;
-
 	if (st->cut)
 		return;
 	st->cut = 1;
 	st->ending = 1;
 	mcp_log(MCP_LOG_NOTICE, "sse: session %.8s: %s, closing it", st->id,
 	    why);
-	info = MHD_get_connection_info(st->conn,
-	    MHD_CONNECTION_INFO_CONNECTION_FD);
-	if (info != NULL)
-		shutdown(info->connect_fd, SHUT_RDWR);
+	mcp__http_shutdown(st->conn);
 	mcp__buf_reset(&st->out);
 	resume(st);
 }
@@ -203,27 +196,6 @@ keepalive_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	queue(st, ka, sizeof(ka) - 1, "", 0, "", 0);
 }
 
-static int
-new_id(char *out)
-{
-	unsigned char	 raw[16];
-	size_t		 got = 0;
-	ssize_t		 n;
-	int		 i;
-
-	while (got < sizeof(raw)) {
-		n = getrandom(raw + got, sizeof(raw) - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		got += (size_t)n;
-	}
-	for (i = 0; i < 16; i++)
-		snprintf(out + 2 * i, 3, "%02x", raw[i]);
-	return 0;
-}
-
 /* GET /sse: a new session, its stream, and the endpoint event. */
 int
 mcp__sse_open(struct http *h, struct MHD_Connection *conn,
@@ -244,7 +216,7 @@ mcp__sse_open(struct http *h, struct MHD_Connection *conn,
 		    "too many sessions", origin);
 	}
 	st = calloc(1, sizeof(*st));
-	if (st == NULL || new_id(st->id) != 0) {
+	if (st == NULL || mcp__http_new_id(st->id) != 0) {
 		free(st);
 		return mcp__http_reply_rpc(conn, 500, MCP_RPC_INTERNAL_ERROR,
 		    "cannot create a session", origin);
@@ -264,15 +236,9 @@ mcp__sse_open(struct http *h, struct MHD_Connection *conn,
 	if (n < 0 || (size_t)n >= sizeof(ev) ||
 	    mcp__buf_add(&st->out, ev, (size_t)n) != MCP_OK)
 		goto fail;
-	/* 4 KiB blocks: MHD keeps one per stream, idle or not. */
-	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
-	    reader, st, stream_free);
+	resp = mcp__http_event_stream(reader, st, stream_free);
 	if (resp == NULL)
 		goto fail;
-	MHD_add_response_header(resp, "Content-Type", "text/event-stream");
-	MHD_add_response_header(resp, "Cache-Control",
-	    "no-cache, no-transform");
-	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
 	mcp__http_cors(resp, origin);
 	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);	/* stream_free runs when MHD is done */

@@ -21,8 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
-#include <sys/socket.h>
 
 #include <microhttpd.h>
 
@@ -143,27 +141,6 @@ find(struct http *h, const char *id)
 	return NULL;
 }
 
-static int
-new_id(char *out)
-{
-	unsigned char	 raw[16];
-	size_t		 got = 0;
-	ssize_t		 n;
-	int		 i;
-
-	while (got < sizeof(raw)) {
-		n = getrandom(raw + got, sizeof(raw) - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		got += (size_t)n;
-	}
-	for (i = 0; i < 16; i++)
-		snprintf(out + 2 * i, 3, "%02x", raw[i]);
-	return 0;
-}
-
 static struct ssess *
 ssess_new(struct http *h, int stateless)
 {
@@ -172,7 +149,7 @@ ssess_new(struct http *h, int stateless)
 	ss = calloc(1, sizeof(*ss));
 	if (ss == NULL)
 		return NULL;
-	if (!stateless && new_id(ss->id) != 0) {
+	if (!stateless && mcp__http_new_id(ss->id) != 0) {
 		free(ss);
 		return NULL;
 	}
@@ -378,18 +355,13 @@ trim(struct route *r)
 static void
 cut(struct sconn *sc, const char *why)
 {
-	const union MHD_ConnectionInfo *info;
-
 	if (sc->cut)
 		return;
 	sc->cut = 1;
 	sc->ending = 1;
 	mcp_log(MCP_LOG_NOTICE, "mcp: a stream of session %.8s: %s, "
 	    "closing it", sc->r != NULL ? sc->r->ss->id : "-", why);
-	info = MHD_get_connection_info(sc->conn,
-	    MHD_CONNECTION_INFO_CONNECTION_FD);
-	if (info != NULL)
-		shutdown(info->connect_fd, SHUT_RDWR);
+	mcp__http_shutdown(sc->conn);
 	sc_resume(sc);
 }
 
@@ -703,17 +675,12 @@ start_stream(struct route *r, struct MHD_Connection *conn, uint64_t from,
 		    h->conf->sse_retry);
 		mcp__buf_add(&sc->extra, line, (size_t)n);
 	}
-	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
-	    reader, sc, sc_free);
+	resp = mcp__http_event_stream(reader, sc, sc_free);
 	if (resp == NULL) {
 		mcp__buf_free(&sc->extra);
 		free(sc);
 		return MHD_NO;
 	}
-	MHD_add_response_header(resp, "Content-Type", "text/event-stream");
-	MHD_add_response_header(resp, "Cache-Control",
-	    "no-cache, no-transform");
-	MHD_add_response_header(resp, "X-Accel-Buffering", "no");
 	headers(resp, r->ss, new_session, origin);
 	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);	/* sc_free runs when MHD is done */
