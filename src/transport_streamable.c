@@ -632,6 +632,14 @@ headers(struct MHD_Response *resp, const struct ssess *ss, int new_session,
 	mcp__http_cors(resp, origin);
 }
 
+/* Do R's SSE streams start with a priming event? 2025-11-25 sessions. */
+static int
+primes(const struct route *r)
+{
+	return !r->json && !r->ss->stateless &&
+	    r->ss->sess->version >= MCP_V20251125;
+}
+
 /* The seq of the last event before absolute offset FROM. */
 static unsigned long long
 seq_before(const struct route *r, uint64_t from)
@@ -668,8 +676,7 @@ start_stream(struct route *r, struct MHD_Connection *conn, uint64_t from,
 	sc->pos = from;
 	sc->drained_at = ev_now(h->srv->loop);
 	/* 2025-11-25 sessions: an id to come back with, and when. */
-	if (prime && r->ss->sess->version >= MCP_V20251125 &&
-	    !r->ss->stateless) {
+	if (prime && primes(r)) {
 		n = snprintf(line, sizeof(line), "id: %u-%llu\nretry: %d\n"
 		    "data: \n\n", r->no, seq_before(r, from),
 		    h->conf->sse_retry);
@@ -723,6 +730,27 @@ drop_ids(struct route *r)
 	r->log.len = (size_t)(out - r->log.data);
 }
 
+/* R's whole log behind the priming event "id: <no>-0", as one body. */
+static struct MHD_Response *
+primed_body(struct route *r)
+{
+	struct MHD_Response	*resp;
+	char			 head[96], *body;
+	size_t			 n, len = r->log.len - r->log.off;
+
+	n = (size_t)snprintf(head, sizeof(head), "id: %u-0\nretry: %d\n"
+	    "data: \n\n", r->no, r->ss->h->conf->sse_retry);
+	if ((body = malloc(n + len)) == NULL)
+		return NULL;
+	memcpy(body, head, n);
+	memcpy(body + n, r->log.data + r->log.off, len);
+	resp = MHD_create_response_from_buffer(n + len, body,
+	    MHD_RESPMEM_MUST_FREE);
+	if (resp == NULL)
+		free(body);
+	return resp;
+}
+
 /* Every answer of R is in its log: send it as one body, free R. */
 static enum MHD_Result
 answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
@@ -739,7 +767,10 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 		status = MHD_HTTP_BAD_REQUEST;
 	else if (r->failed && !r->json)
 		drop_ids(r);
-	if (r->log.off == 0 && status != MHD_HTTP_BAD_REQUEST) {
+	if (status == MHD_HTTP_OK && primes(r) && !r->failed) {
+		/* Every SSE stream of such a session starts primed. */
+		resp = primed_body(r);
+	} else if (r->log.off == 0 && status != MHD_HTTP_BAD_REQUEST) {
 		/* The log becomes the body: MHD frees it. */
 		resp = MHD_create_response_from_buffer(r->log.len,
 		    r->log.data, MHD_RESPMEM_MUST_FREE);

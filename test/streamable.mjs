@@ -339,11 +339,17 @@ async function wholeBodies(t) {
 	t.ok(r.sse && r.headers['content-length'] === String(Buffer.byteLength(r.raw)) &&
 	    r.headers['transfer-encoding'] === undefined && r.complete,
 	    'initialize: a whole text/event-stream body with Content-Length, not chunked', r.summary());
-	const m = /^event: message\nid: (\d+)-1\ndata: ([^\n]*)\n\n$/.exec(r.raw);
+	// A 2025-11-25 session: the priming event first, then the answer.
+	const WHOLE = /^id: (\d+)-0\nretry: 1000\ndata: \n\nevent: message\nid: (\d+)-1\ndata: ([^\n]*)\n\n$/;
+	const whole = (raw) => {
+		const w = WHOLE.exec(raw);
+		return w && w[1] === w[2] ? [w[0], w[1], w[3]] : null;
+	};
+	const m = whole(r.raw);
 	let res;
 	try { res = m && JSON.parse(m[2]); } catch { res = undefined; }
-	t.ok(m && isResult(res, 1), 'initialize: the body is exactly "event: message\\nid: <route>-1\\ndata: <json>\\n\\n"',
-	    show(r.raw));
+	t.ok(m && isResult(res, 1), 'initialize: the body is exactly the priming event "id: <route>-0\\nretry: 1000\\n' +
+	    'data: \\n\\n", then "event: message\\nid: <route>-1\\ndata: <json>\\n\\n"', show(r.raw));
 	t.ok(res && res.result.protocolVersion === '2025-11-25' && res.result.serverInfo.name === 'mcp-demo',
 	    'initialize: protocolVersion 2025-11-25, serverInfo mcp-demo', show(res));
 	t.ok(!/close/i.test(r.headers.connection || ''), 'initialize: the connection is kept alive (no Connection: close)',
@@ -361,14 +367,19 @@ async function wholeBodies(t) {
 	t.ok(x.status === 202 && x.raw === '', 'a JSON-RPC response (error): 202, empty body', x.summary());
 	const e1 = await post(port, call('e1', 'echo', { text: 'one' }), { sid, agent }).done();
 	const e2 = await post(port, call('e2', 'echo', { text: 'two' }), { sid, agent }).done();
-	const m1 = /^event: message\nid: (\d+)-1\ndata: ([^\n]*)\n\n$/.exec(e1.raw);
-	const m2 = /^event: message\nid: (\d+)-1\ndata: ([^\n]*)\n\n$/.exec(e2.raw);
+	const m1 = whole(e1.raw);
+	const m2 = whole(e2.raw);
 	t.ok(e1.status === 200 && m1 && textOf(JSON.parse(m1[2])) === 'one' && e1.headers['content-length'],
-	    'tools/call echo: 200, one whole event with the result', e1.summary());
+	    'tools/call echo: 200, a whole body: the priming event and the result', e1.summary());
 	t.ok(m1 && m2 && Number(m2[1]) > Number(m1[1]) && Number(m1[1]) > Number(m[1]),
 	    'each POST has its own route: the ids\' route numbers grow (initialize, echo, echo)',
 	    `${m && m[1]} ${m1 && m1[1]} ${m2 && m2[1]}`);
 	t.ok(e2.localPort === r.localPort, 'all of these went over one kept-alive connection', `${e2.localPort}`);
+	const nt = await post(port, call('nt', 'no_such_tool', {}), { sid, agent }).done();
+	const em = /^event: message\ndata: ([^\n]*)\n\n$/.exec(nt.raw);
+	t.ok(nt.status === 200 && em && isErr(JSON.parse(em[1]), -32602),
+	    'an error answer sent whole: exactly "event: message\\ndata: <json>\\n\\n", no priming event, no id',
+	    nt.summary());
 	const p = await post(port, ping('p'), { sid, agent }).done();
 	t.ok(p.status === 200 && isResult(p.answer('p'), 'p') && Object.keys(p.answer('p').result).length === 0,
 	    'ping: 200, an empty result', p.summary());
