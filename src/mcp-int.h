@@ -567,6 +567,7 @@ void	 mcp__protocol_abort(struct session *s) MCP_HIDDEN;
 void	 mcp__protocol_error(struct session *s, int code, const char *msg)
 	    MCP_HIDDEN;
 const char *mcp__version_str(int version) MCP_HIDDEN;
+int	 mcp__version_of(const char *name) MCP_HIDDEN;
 
 /* ---- transport_stdio.c ------------------------------------------------ */
 

@@ -41,6 +41,18 @@ struct batch {
 	struct buf	 out;
 };
 
+/* The version named NAME ("2025-06-18"), or 0 when we do not speak it. */
+int
+mcp__version_of(const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; name != NULL && i < NVERSIONS; i++)
+		if (strcmp(name, versions[i].name) == 0)
+			return versions[i].v;
+	return 0;
+}
+
 const char *
 mcp__version_str(int version)
 {
@@ -167,7 +179,6 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 	struct mcp_server	*srv = s->srv;
 	const char		*want;
 	json_t			*res, *info, *caps, *scaps;
-	size_t			 i;
 
 	if (bt != NULL) {
 		reply_error(s, bt, id, MCP_RPC_INVALID_REQUEST,
@@ -186,10 +197,9 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 		return;
 	}
 	/* Echo the client's version when we know it, else offer our latest. */
-	s->version = versions[0].v;
-	for (i = 0; i < NVERSIONS; i++)
-		if (strcmp(want, versions[i].name) == 0)
-			s->version = versions[i].v;
+	s->version = mcp__version_of(want);
+	if (s->version == 0)
+		s->version = versions[0].v;
 	s->initialized = 1;
 	caps = json_object_get(params, "capabilities");
 	s->client_caps = json_is_object(caps) ? json_incref(caps) : json_object();

@@ -63,7 +63,7 @@ struct route {
 	ev_timer	 wait;		/* waited --keepalive: start a stream */
 	struct sconn	*sc;		/* the connection reading it */
 	double		 done_at;	/* when the last hold went */
-	int		 delivered;	/* all written once; kept a while */
+	int		 written;	/* all written once; kept a while */
 };
 
 /* One HTTP response streaming a route. */
@@ -109,14 +109,18 @@ static const struct session_ops st_ops = {
 	st_close,
 };
 
-static const char *const supported[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05", NULL
-};
-
 static uint64_t
 log_end(const struct route *r)
 {
 	return r->base + (r->log.len - r->log.off);
+}
+
+/* A POST's route that is done and that no connection is reading. */
+static int
+unclaimed(const struct route *r)
+{
+	return r->no != 0 && r->holds == 0 && r->sc == NULL &&
+	    r->waiting == NULL && !r->inputting;
 }
 
 static int
@@ -306,12 +310,11 @@ evict_done(struct ssess *ss)
 
 	for (r = ss->head; r != NULL; r = next) {
 		next = r->next;
-		if (r->no == 0 || r->holds > 0 || r->sc != NULL ||
-		    r->waiting != NULL || r->inputting)
+		if (!unclaimed(r))
 			continue;
 		if (oldest == NULL)
 			oldest = r;
-		if (written == NULL && r->delivered)
+		if (written == NULL && r->written)
 			written = r;
 		n++;
 	}
@@ -585,7 +588,7 @@ sc_free(void *cls)
 			 * connection at the end may still come back for it.
 			 */
 			r->sc = NULL;
-			r->delivered = 1;
+			r->written = 1;
 			evict_done(r->ss);
 		} else {
 			r->sc = NULL;
@@ -894,25 +897,17 @@ accepts(const char *accept, const char *type)
 static const char *
 check_version(struct MHD_Connection *conn, int *version)
 {
-	static const int	 v[] = { MCP_V20251125, MCP_V20250618,
-				    MCP_V20250326, MCP_V20241105 };
-	const char		*hv;
-	int			 i;
+	const char	*hv;
+	int		 v = MCP_V20250326;	/* the spec's default */
 
 	hv = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 	    "MCP-Protocol-Version");
-	if (version != NULL)
-		*version = MCP_V20250326;	/* the spec's default */
-	if (hv == NULL)
-		return NULL;
-	for (i = 0; supported[i] != NULL; i++)
-		if (strcmp(hv, supported[i]) == 0) {
-			if (version != NULL)
-				*version = v[i];
-			return NULL;
-		}
-	return "Bad Request: unsupported MCP-Protocol-Version (supported: "
+	if (hv != NULL && (v = mcp__version_of(hv)) == 0)
+		return "Bad Request: unsupported MCP-Protocol-Version (supported: "
 	    "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)";
+	if (version != NULL)
+		*version = v;
+	return NULL;
 }
 
 /* The session named by the request, or NULL with the reply queued. */
@@ -1225,9 +1220,7 @@ mcp__mcp_sweep(struct http *h, double now)
 		next = ss->next;
 		for (r = ss->head; r != NULL; r = rnext) {
 			rnext = r->next;
-			if (r->no != 0 && r->holds == 0 && r->sc == NULL &&
-			    r->waiting == NULL && !r->inputting &&
-			    now - r->done_at > DONE_KEEP)
+			if (unclaimed(r) && now - r->done_at > DONE_KEEP)
 				route_free(r);
 		}
 		if (now - ss->seen <= h->conf->session_timeout)
