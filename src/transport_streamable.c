@@ -446,7 +446,8 @@ is_error(const char *json, size_t len)
 	} else
 		while (i < len && json[i] != ',')
 			i++;
-	return len - i > 9 && memcmp(json + i, ",\"error\":", 9) == 0;
+	return i < len && len - i > 9 &&
+	    memcmp(json + i, ",\"error\":", 9) == 0;
 }
 
 static int
