@@ -355,15 +355,16 @@ trim(struct route *r)
 	}
 }
 
+/* Closes SC's connection; WHY is logged at LEVEL. */
 static void
-cut(struct sconn *sc, const char *why)
+cut(struct sconn *sc, int level, const char *why)
 {
 	if (sc->cut)
 		return;
 	sc->cut = 1;
 	sc->ending = 1;
-	mcp_log(MCP_LOG_NOTICE, "mcp: a stream of session %.8s: %s, "
-	    "closing it", sc->r != NULL ? sc->r->ss->id : "-", why);
+	MCP_LOG(level, "mcp: a stream of session %.8s: %s, closing it",
+	    sc->r != NULL ? sc->r->ss->id : "-", why);
 	mcp__http_shutdown(sc->conn);
 	sc_resume(sc);
 }
@@ -407,7 +408,8 @@ log_event(struct route *r, const char *json, size_t len)
 	r->nev++;
 	if (r->sc != NULL && log_end(r) - r->sc->pos >
 	    r->ss->h->conf->max_queued)
-		cut(r->sc, "its reader stopped reading (--max-queued)");
+		cut(r->sc, MCP_LOG_NOTICE,
+		    "its reader stopped reading (--max-queued)");
 	trim(r);
 	return MCP_OK;
 }
@@ -616,7 +618,7 @@ ka_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	    (sc->r != NULL && log_end(sc->r) > sc->pos);
 	if (behind && ev_now(loop) - sc->drained_at >
 	    sc->h->conf->idle_timeout) {
-		cut(sc, "its writes stalled (--idle-timeout)");
+		cut(sc, MCP_LOG_NOTICE, "its writes stalled (--idle-timeout)");
 		return;
 	}
 	if (!behind)
@@ -1170,10 +1172,7 @@ mcp__mcp_get(struct http *h, struct MHD_Connection *conn, const char *sid,
 	 * not have seen the connection go yet: the new one takes over.
 	 */
 	if (r->sc != NULL) {
-		MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s: stream %u resumed "
-		    "while connected, dropping the old connection", ss->id,
-		    r->no);
-		cut(r->sc, "replaced by a resumption");
+		cut(r->sc, MCP_LOG_INFO, "resumed by another GET");
 		r->sc->r = NULL;
 		r->sc = NULL;
 	}
