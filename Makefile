@@ -38,7 +38,7 @@ TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest -pthread \
 	$(DEPS_CFLAGS)
 
 SRCS = src/buf.c src/base64.c src/log.c src/version.c src/jsonrpc.c \
-	src/json.c src/schema.c src/registry.c src/features.c src/pool.c src/call.c src/session.c \
+	src/json.c src/schema.c src/table.c src/registry.c src/features.c src/pool.c src/call.c src/session.c \
 	src/protocol.c src/clientreq.c src/transport_stdio.c src/http.c src/transport_sse.c src/transport_streamable.c src/options.c \
 	src/server.c src/cli.c
 OBJS = $(SRCS:src/%.c=build/obj/%.o)

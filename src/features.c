@@ -1,16 +1,16 @@
 /*
  * features.c: resources, resource templates, prompts and completion. The
- * three tables work like the tool registry (registry.c): registration
- * order for the lists and their cursors, a small hash by key, reference
- * counts so that a call keeps its entry alive after it is removed, and
- * one mutex, because any thread may add or remove entries while the
- * server runs. List changes and resources/updated requests may come
- * from any thread too: they are queued under a second mutex and sent by
- * notify_cb on the loop thread, which alone knows the sessions. The
- * read, get and complete callbacks run on the workers, through
- * mcp__feature_run, which builds the whole response there.
+ * three lists are tables (table.c), as the tools are (registry.c):
+ * registration order for the lists and their cursors, a hash by key,
+ * reference counts so that a call keeps its entry alive after it is
+ * removed, and one mutex for all three, because any thread may add or
+ * remove entries while the server runs. List changes and
+ * resources/updated requests may come from any thread too: they are
+ * queued under a second mutex and sent by notify_cb on the loop thread,
+ * which alone knows the sessions. The read, get and complete callbacks
+ * run on the workers, through mcp__feature_run, which builds the whole
+ * response there.
  */
-#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -161,7 +161,7 @@ mcp__features_new(struct mcp_server *srv)
 
 	memset(fs, 0, sizeof(*fs));
 	for (i = 0; i < FEAT_NKINDS; i++)
-		fs->lists[i].next_seq = 1;
+		mcp__table_init(&fs->lists[i]);
 	atomic_init(&fs->live, 0);
 	if (pthread_mutex_init(&fs->lock, NULL) != 0)
 		return MCP_ESYS;
@@ -195,19 +195,22 @@ mcp__feat_unref(struct feat *f)
 		feat_free(f);
 }
 
+/* The entry is the feat's first member, so the two pointers are one. */
+static void
+feat_drop(struct entry *e)
+{
+	mcp__feat_unref((struct feat *)e);
+}
+
 void
 mcp__features_free(struct mcp_server *srv)
 {
 	struct features	*fs = &srv->feat;
-	struct feat	*f, *next;
 	struct upd	*u, *unext;
 	int		 i;
 
 	for (i = 0; i < FEAT_NKINDS; i++)
-		for (f = fs->lists[i].head; f != NULL; f = next) {
-			next = f->next;
-			mcp__feat_unref(f);
-		}
+		mcp__table_clear(&fs->lists[i], feat_drop);
 	for (u = fs->uhead; u != NULL; u = unext) {
 		unext = u->next;
 		free(u);
@@ -222,16 +225,9 @@ mcp__features_free(struct mcp_server *srv)
 
 /* Lock held. */
 static struct feat *
-lookup(struct feat_list *l, const char *key, struct feat ***slotp)
+lookup(struct mcp_server *srv, enum feat_kind kind, const char *key)
 {
-	struct feat	**slot;
-
-	slot = &l->buckets[mcp__hash(key) % 64];
-	while (*slot != NULL && strcmp((*slot)->key, key) != 0)
-		slot = &(*slot)->hnext;
-	if (slotp != NULL)
-		*slotp = slot;
-	return *slot;
+	return (struct feat *)mcp__table_find(&srv->feat.lists[kind], key);
 }
 
 struct feat *
@@ -240,7 +236,7 @@ mcp__feat_get(struct mcp_server *srv, enum feat_kind kind, const char *key)
 	struct feat	*f;
 
 	pthread_mutex_lock(&srv->feat.lock);
-	f = lookup(&srv->feat.lists[kind], key, NULL);
+	f = lookup(srv, kind, key);
 	if (f != NULL)
 		atomic_fetch_add(&f->refs, 1);
 	pthread_mutex_unlock(&srv->feat.lock);
@@ -251,14 +247,14 @@ struct feat *
 mcp__feat_resolve(struct mcp_server *srv, const char *uri)
 {
 	struct feat	*f;
+	struct entry	*e;
 
 	pthread_mutex_lock(&srv->feat.lock);
-	f = lookup(&srv->feat.lists[FEAT_RESOURCE], uri, NULL);
-	if (f == NULL)
-		for (f = srv->feat.lists[FEAT_TEMPLATE].head; f != NULL;
-		    f = f->next)
-			if (mcp__template_match(f->key, uri, NULL))
-				break;
+	f = lookup(srv, FEAT_RESOURCE, uri);
+	for (e = srv->feat.lists[FEAT_TEMPLATE].head; f == NULL && e != NULL;
+	    e = e->next)
+		if (mcp__template_match(e->key, uri, NULL))
+			f = (struct feat *)e;
 	if (f != NULL)
 		atomic_fetch_add(&f->refs, 1);
 	pthread_mutex_unlock(&srv->feat.lock);
@@ -287,8 +283,7 @@ feat_add(mcp_server *srv, enum feat_kind kind, const char *key,
     const char *name, const char *description, const char *mime,
     mcp_tool_fn fn, void *udata, void (*udata_free)(void *))
 {
-	struct feat_list *l;
-	struct feat	*f, **slot;
+	struct feat	*f;
 	int		 rc = MCP_ENOMEM, oom = 0;
 
 	if (srv == NULL)
@@ -317,25 +312,22 @@ feat_add(mcp_server *srv, enum feat_kind kind, const char *key,
 		oom = 1;
 	if (oom)
 		goto fail_feat;
-	l = &srv->feat.lists[kind];
-	pthread_mutex_lock(&srv->feat.lock);
-	if (lookup(l, key, &slot) != NULL) {
-		pthread_mutex_unlock(&srv->feat.lock);
-		mcp_log(MCP_LOG_ERR, "%s register: %s exists",
-		    kind_words[kind], key);
-		rc = MCP_EEXIST;
-		goto fail_feat;
-	}
+	f->e.key = f->key;
+	/*
+	 * The entry owns the user data from here on; if the key is taken it
+	 * gives it back, so that fail frees it once.
+	 */
 	f->udata = udata;
 	f->udata_free = udata_free;
-	f->seq = l->next_seq++;
-	*slot = f;
-	if (l->tail != NULL)
-		l->tail->next = f;
-	else
-		l->head = f;
-	l->tail = f;
+	pthread_mutex_lock(&srv->feat.lock);
+	rc = mcp__table_add(&srv->feat.lists[kind], &f->e);
 	pthread_mutex_unlock(&srv->feat.lock);
+	if (rc != MCP_OK) {
+		mcp_log(MCP_LOG_ERR, "%s register: %s exists",
+		    kind_words[kind], key);
+		f->udata_free = NULL;
+		goto fail_feat;
+	}
 	mcp__notify_changed(srv, kind == FEAT_PROMPT ? MCP_CHANGED_PROMPTS :
 	    MCP_CHANGED_RESOURCES);
 	return MCP_OK;
@@ -351,30 +343,17 @@ fail:
 static int
 feat_remove(mcp_server *srv, enum feat_kind kind, const char *key)
 {
-	struct feat_list *l;
-	struct feat	*f, **slot, *p, *prev = NULL;
+	struct feat	*f;
 
 	if (srv == NULL)
 		return MCP_ENOMEM;
 	if (key == NULL)
 		return MCP_EINVAL;
-	l = &srv->feat.lists[kind];
 	pthread_mutex_lock(&srv->feat.lock);
-	f = lookup(l, key, &slot);
-	if (f == NULL) {
-		pthread_mutex_unlock(&srv->feat.lock);
-		return MCP_ENOENT;
-	}
-	*slot = f->hnext;
-	for (p = l->head; p != f; p = p->next)
-		prev = p;
-	if (prev != NULL)
-		prev->next = f->next;
-	else
-		l->head = f->next;
-	if (l->tail == f)
-		l->tail = prev;
+	f = (struct feat *)mcp__table_remove(&srv->feat.lists[kind], key);
 	pthread_mutex_unlock(&srv->feat.lock);
+	if (f == NULL)
+		return MCP_ENOENT;
 	mcp__feat_unref(f);
 	mcp__notify_changed(srv, kind == FEAT_PROMPT ? MCP_CHANGED_PROMPTS :
 	    MCP_CHANGED_RESOURCES);
@@ -396,7 +375,7 @@ feat_set_title(mcp_server *srv, enum feat_kind kind, const char *key,
 	if (title != NULL && (p = strdup(title)) == NULL)
 		return MCP_ENOMEM;
 	pthread_mutex_lock(&srv->feat.lock);
-	f = lookup(&srv->feat.lists[kind], key, NULL);
+	f = lookup(srv, kind, key);
 	if (f != NULL) {
 		free(f->title);
 		f->title = p;
@@ -422,7 +401,7 @@ feat_set_json(mcp_server *srv, enum feat_kind kind, const char *key,
 	json_t		**slot;
 
 	pthread_mutex_lock(&srv->feat.lock);
-	f = lookup(&srv->feat.lists[kind], key, NULL);
+	f = lookup(srv, kind, key);
 	if (f != NULL) {
 		slot = icons ? &f->icons : &f->annotations;
 		json_decref(*slot);
@@ -690,7 +669,7 @@ mcp_resource_set_size(mcp_server *srv, const char *uri, long long size)
 	if (uri == NULL)
 		return MCP_EINVAL;
 	pthread_mutex_lock(&srv->feat.lock);
-	f = lookup(&srv->feat.lists[FEAT_RESOURCE], uri, NULL);
+	f = lookup(srv, FEAT_RESOURCE, uri);
 	if (f != NULL)
 		f->size = size < 0 ? -1 : size;
 	pthread_mutex_unlock(&srv->feat.lock);
@@ -797,7 +776,7 @@ mcp_prompt_add_argument(mcp_server *srv, const char *prompt,
 	if (required)
 		json_object_set_new(a, "required", json_true());
 	pthread_mutex_lock(&srv->feat.lock);
-	f = lookup(&srv->feat.lists[FEAT_PROMPT], prompt, NULL);
+	f = lookup(srv, FEAT_PROMPT, prompt);
 	if (f == NULL)
 		rc = MCP_ENOENT;
 	json_array_foreach(f != NULL ? f->args : NULL, i, e)
@@ -868,10 +847,11 @@ mcp__prompt_check(struct mcp_server *srv, struct feat *p, const json_t *args,
 
 /* The entry as the negotiated VERSION knows it. Lock held. */
 static json_t *
-feat_json(const struct feat *f, int version)
+feat_json(const struct entry *e, int version)
 {
-	json_t	*o, *args, *a;
-	size_t	 i;
+	const struct feat	*f = (const struct feat *)e;
+	json_t			*o, *args, *a;
+	size_t			 i;
 
 	if (f->kind == FEAT_PROMPT)
 		o = json_pack("{s:s}", "name", f->name);
@@ -912,44 +892,11 @@ mcp__feat_list(struct mcp_server *srv, enum feat_kind kind,
 	static const char *const member[FEAT_NKINDS] = {
 		"resources", "resourceTemplates", "prompts"
 	};
-	json_t		*res, *arr, *o;
-	struct feat	*f;
-	uint64_t	 from = 0;
-	char		 next[24], *end;
-	int		 n = 0;
+	json_t	*res;
 
-	*bad = 0;
-	if (cursor != NULL) {
-		if (cursor[0] != 'c' || strlen(cursor) > 17 ||
-		    cursor[1] == '\0' || strspn(cursor + 1,
-		    "0123456789abcdef") != strlen(cursor + 1)) {
-			*bad = 1;
-			return NULL;
-		}
-		from = strtoull(cursor + 1, &end, 16);
-	}
-	arr = json_array();
-	res = json_pack("{s:o}", member[kind], arr);
-	if (res == NULL)
-		return NULL;
 	pthread_mutex_lock(&srv->feat.lock);
-	for (f = srv->feat.lists[kind].head; f != NULL; f = f->next) {
-		if (f->seq < from)
-			continue;
-		if (limit > 0 && n == limit) {
-			snprintf(next, sizeof(next), "c%" PRIx64, f->seq);
-			json_object_set_new(res, "nextCursor",
-			    json_string(next));
-			break;
-		}
-		o = feat_json(f, version);
-		if (o == NULL || json_array_append_new(arr, o) != 0) {
-			pthread_mutex_unlock(&srv->feat.lock);
-			json_decref(res);
-			return NULL;
-		}
-		n++;
-	}
+	res = mcp__table_list(&srv->feat.lists[kind], member[kind], cursor,
+	    limit, version, feat_json, bad);
 	pthread_mutex_unlock(&srv->feat.lock);
 	return res;
 }

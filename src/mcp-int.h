@@ -11,6 +11,7 @@
  *   protocol.c          JSON-RPC envelope rules and the MCP methods
  *   registry.c          the tool table with compiled schemas
  *   features.c          resources, templates, prompts, completion
+ *   table.c             the ordered, hashed table under both of those
  *   pool.c              worker threads, job queue, completion queue
  *   call.c              mcp_call/mcp_args/mcp_result: runs on the workers
  *
@@ -178,13 +179,55 @@ int	 mcp__rpc_notification(struct buf *b, const char *method,
 int	 mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
 	    MCP_HIDDEN;
 
+/* ---- table.c: entries in registration order, hashed by key ---------- */
+
+/*
+ * The header at the start of a tool or a feat. The owner keeps the key
+ * string (key points into it), the reference count and the lock; every
+ * mcp__table_ function runs with that lock held.
+ */
+struct entry {
+	struct entry	*next;		/* registration order */
+	struct entry	*hnext;		/* hash chain */
+	uint64_t	 seq;		/* registration number, the cursor */
+	const char	*key;		/* the owner's name or uri */
+};
+
+struct table {
+	struct entry	*head;
+	struct entry	*tail;
+	struct entry	*buckets[64];
+	uint64_t	 next_seq;
+};
+
+void	 mcp__table_init(struct table *t) MCP_HIDDEN;
+/* The entry under KEY, or NULL. */
+struct entry *mcp__table_find(struct table *t, const char *key) MCP_HIDDEN;
+/* Appends E (its key set) with the next seq; MCP_EEXIST if the key is
+ * taken, and E is then untouched. */
+int	 mcp__table_add(struct table *t, struct entry *e) MCP_HIDDEN;
+/* Unlinks and returns the entry under KEY (the caller drops it), or
+ * NULL. */
+struct entry *mcp__table_remove(struct table *t, const char *key)
+	    MCP_HIDDEN;
+/* Calls DROP on every entry, in order, and empties the table. */
+void	 mcp__table_clear(struct table *t, void (*drop)(struct entry *))
+	    MCP_HIDDEN;
+/* A page of at most LIMIT entries (0: all) from CURSOR (NULL: the
+ * start) as {MEMBER: [TO_JSON(e, VERSION)...], nextCursor?}. NULL on a
+ * bad cursor (*bad set) or ENOMEM. */
+json_t	*mcp__table_list(struct table *t, const char *member,
+	    const char *cursor, int limit, int version,
+	    json_t *(*to_json)(const struct entry *, int), int *bad)
+	    MCP_HIDDEN;
+/* FNV-1a; the sessions and streams hash their ids with it too. */
+uint32_t mcp__hash(const char *s) MCP_HIDDEN;
+
 /* ---- registry.c ------------------------------------------------------- */
 
 struct tool {
-	struct tool		*next;		/* registration order */
-	struct tool		*hnext;		/* hash chain */
+	struct entry		 e;		/* first; e.key is name */
 	atomic_int		 refs;
-	uint64_t		 seq;		/* registration order, cursor */
 	char			*name;
 	char			*title;
 	char			*description;
@@ -202,10 +245,7 @@ struct tool {
 
 struct registry {
 	pthread_mutex_t	 lock;
-	struct tool	*head;
-	struct tool	*tail;
-	struct tool	*buckets[64];
-	uint64_t	 next_seq;
+	struct table	 tools;
 	int		 count;
 };
 
@@ -232,10 +272,8 @@ enum feat_kind {
 
 /* One registered resource, template or prompt; like struct tool. */
 struct feat {
-	struct feat		*next;		/* registration order */
-	struct feat		*hnext;		/* hash chain */
+	struct entry		 e;		/* first; e.key is key */
 	atomic_int		 refs;
-	uint64_t		 seq;
 	enum feat_kind		 kind;
 	char			*key;		/* uri, uriTemplate or name */
 	char			*name;
@@ -251,13 +289,6 @@ struct feat {
 	void			(*udata_free)(void *);
 };
 
-struct feat_list {
-	struct feat	*head;
-	struct feat	*tail;
-	struct feat	*buckets[64];
-	uint64_t	 next_seq;
-};
-
 /* Notifications queued from any thread for the loop (notify_cb). */
 #define MCP_CHANGED_TOOLS	1
 #define MCP_CHANGED_RESOURCES	2
@@ -270,7 +301,7 @@ struct upd {
 
 struct features {
 	pthread_mutex_t	 lock;		/* the lists */
-	struct feat_list lists[FEAT_NKINDS];
+	struct table	 lists[FEAT_NKINDS];
 	mcp_tool_fn	 complete_fn;
 	void		*complete_udata;
 	void		(*complete_free)(void *);
@@ -547,7 +578,6 @@ void	 mcp__session_track(struct session *s, struct mcp_call *c)
 	    MCP_HIDDEN;
 void	 mcp__session_untrack(struct session *s, struct mcp_call *c)
 	    MCP_HIDDEN;
-uint32_t mcp__hash(const char *s) MCP_HIDDEN;
 
 /* ---- protocol.c ------------------------------------------------------- */
 

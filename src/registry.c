@@ -1,32 +1,21 @@
 /*
- * registry.c: the tool table. Tools keep their registration order (for
- * tools/list and its cursors) and are found by name through a small hash.
- * Any thread may register or remove tools, so the table has a mutex; a
- * tool is reference-counted, so a call already running keeps its tool
- * alive after it is removed. Schemas are parsed and compiled once, here.
+ * registry.c: the tools. They live in a table (table.c), which keeps
+ * their registration order, for tools/list and its cursors, and finds
+ * them by name. Any thread may register or remove tools, so the table
+ * has a mutex; a tool is reference-counted, so a call already running
+ * keeps its tool alive after it is removed. Schemas are parsed and
+ * compiled once, here.
  */
-#include <inttypes.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mcp-int.h"
 
-uint32_t
-mcp__hash(const char *s)
-{
-	uint32_t	 h = 2166136261u;
-
-	while (*s != '\0')
-		h = (h ^ (unsigned char)*s++) * 16777619u;
-	return h;
-}
-
 int
 mcp__registry_new(struct registry *r)
 {
 	memset(r, 0, sizeof(*r));
-	r->next_seq = 1;
+	mcp__table_init(&r->tools);
 	if (pthread_mutex_init(&r->lock, NULL) != 0)
 		return MCP_ESYS;
 	return MCP_OK;
@@ -56,31 +45,25 @@ mcp__tool_unref(struct tool *t)
 		tool_free(t);
 }
 
+/* The entry is the tool's first member, so the two pointers are one. */
+static void
+tool_drop(struct entry *e)
+{
+	mcp__tool_unref((struct tool *)e);
+}
+
 void
 mcp__registry_free(struct registry *r)
 {
-	struct tool	*t, *next;
-
-	for (t = r->head; t != NULL; t = next) {
-		next = t->next;
-		mcp__tool_unref(t);
-	}
-	r->head = r->tail = NULL;
+	mcp__table_clear(&r->tools, tool_drop);
 	pthread_mutex_destroy(&r->lock);
 }
 
 /* Lock held. */
 static struct tool *
-lookup(struct registry *r, const char *name, struct tool ***slotp)
+lookup(struct registry *r, const char *name)
 {
-	struct tool	**slot;
-
-	slot = &r->buckets[mcp__hash(name) % 64];
-	while (*slot != NULL && strcmp((*slot)->name, name) != 0)
-		slot = &(*slot)->hnext;
-	if (slotp != NULL)
-		*slotp = slot;
-	return *slot;
+	return (struct tool *)mcp__table_find(&r->tools, name);
 }
 
 struct tool *
@@ -89,7 +72,7 @@ mcp__registry_get(struct registry *r, const char *name)
 	struct tool	*t;
 
 	pthread_mutex_lock(&r->lock);
-	t = lookup(r, name, NULL);
+	t = lookup(r, name);
 	if (t != NULL)
 		atomic_fetch_add(&t->refs, 1);
 	pthread_mutex_unlock(&r->lock);
@@ -140,7 +123,7 @@ mcp_tool_register(mcp_server *srv, const char *name, const char *description,
     const char *input_schema, mcp_tool_fn fn, void *udata,
     void (*udata_free)(void *))
 {
-	struct tool	*t, **slot;
+	struct tool	*t;
 	int		 rc = MCP_ENOMEM;
 
 	if (srv == NULL)
@@ -166,25 +149,23 @@ mcp_tool_register(mcp_server *srv, const char *name, const char *description,
 		rc = MCP_EINVAL;
 		goto fail_tool;
 	}
-	pthread_mutex_lock(&srv->reg.lock);
-	if (lookup(&srv->reg, name, &slot) != NULL) {
-		pthread_mutex_unlock(&srv->reg.lock);
-		mcp_log(MCP_LOG_ERR, "mcp_tool_register: %s exists", name);
-		rc = MCP_EEXIST;
-		goto fail_tool;
-	}
-	/* Only now does the tool own the user data. */
+	t->e.key = t->name;
+	/*
+	 * The tool owns the user data from here on; if the name is taken
+	 * it gives it back, so that fail frees it once.
+	 */
 	t->udata = udata;
 	t->udata_free = udata_free;
-	t->seq = srv->reg.next_seq++;
-	*slot = t;
-	if (srv->reg.tail != NULL)
-		srv->reg.tail->next = t;
-	else
-		srv->reg.head = t;
-	srv->reg.tail = t;
-	srv->reg.count++;
+	pthread_mutex_lock(&srv->reg.lock);
+	rc = mcp__table_add(&srv->reg.tools, &t->e);
+	if (rc == MCP_OK)
+		srv->reg.count++;
 	pthread_mutex_unlock(&srv->reg.lock);
+	if (rc != MCP_OK) {
+		mcp_log(MCP_LOG_ERR, "mcp_tool_register: %s exists", name);
+		t->udata_free = NULL;
+		goto fail_tool;
+	}
 	mcp__notify_changed(srv, MCP_CHANGED_TOOLS);
 	return MCP_OK;
 
@@ -199,30 +180,19 @@ fail:
 int
 mcp_tool_unregister(mcp_server *srv, const char *name)
 {
-	struct tool	*t, **slot, *p, *prev;
+	struct tool	*t;
 
 	if (srv == NULL)
 		return MCP_ENOMEM;
 	if (name == NULL)
 		return MCP_EINVAL;
 	pthread_mutex_lock(&srv->reg.lock);
-	t = lookup(&srv->reg, name, &slot);
-	if (t == NULL) {
-		pthread_mutex_unlock(&srv->reg.lock);
-		return MCP_ENOENT;
-	}
-	*slot = t->hnext;
-	prev = NULL;
-	for (p = srv->reg.head; p != t; p = p->next)
-		prev = p;
-	if (prev != NULL)
-		prev->next = t->next;
-	else
-		srv->reg.head = t->next;
-	if (srv->reg.tail == t)
-		srv->reg.tail = prev;
-	srv->reg.count--;
+	t = (struct tool *)mcp__table_remove(&srv->reg.tools, name);
+	if (t != NULL)
+		srv->reg.count--;
 	pthread_mutex_unlock(&srv->reg.lock);
+	if (t == NULL)
+		return MCP_ENOENT;
 	mcp__tool_unref(t);
 	mcp__notify_changed(srv, MCP_CHANGED_TOOLS);
 	return MCP_OK;
@@ -241,7 +211,7 @@ tool_update(mcp_server *srv, const char *name,
 	if (name == NULL)
 		return MCP_EINVAL;
 	pthread_mutex_lock(&srv->reg.lock);
-	t = lookup(&srv->reg, name, NULL);
+	t = lookup(&srv->reg, name);
 	rc = t == NULL ? MCP_ENOENT : set(t, arg);
 	pthread_mutex_unlock(&srv->reg.lock);
 	return rc;
@@ -329,7 +299,7 @@ mcp_tool_set_timeout(mcp_server *srv, const char *name, int ms)
 	if (name == NULL || ms < 0)
 		return MCP_EINVAL;
 	pthread_mutex_lock(&srv->reg.lock);
-	t = lookup(&srv->reg, name, NULL);
+	t = lookup(&srv->reg, name);
 	if (t != NULL)
 		atomic_store(&t->timeout_ms, ms);
 	pthread_mutex_unlock(&srv->reg.lock);
@@ -364,9 +334,10 @@ mcp_tool_set_icons(mcp_server *srv, const char *name, const char *icons)
 
 /* The Tool object as the negotiated VERSION knows it. Lock held. */
 static json_t *
-tool_json(const struct tool *t, int version)
+tool_json(const struct entry *e, int version)
 {
-	json_t	*o;
+	const struct tool	*t = (const struct tool *)e;
+	json_t			*o;
 
 	o = json_pack("{s:s, s:O}", "name", t->name, "inputSchema",
 	    t->input_schema);
@@ -386,59 +357,16 @@ tool_json(const struct tool *t, int version)
 	return o;
 }
 
-/*
- * The cursor is the registration number of the next tool, in hex. It
- * survives tools being added or removed between pages: nothing is
- * skipped or repeated except what really changed.
- */
+/* tools/list; the cursors are table.c's. */
 json_t *
 mcp__registry_list(struct registry *r, const char *cursor, int limit,
     int version, int *bad)
 {
-	json_t		*res, *arr, *o;
-	struct tool	*t;
-	uint64_t	 from = 0;
-	char		 next[24], *end;
-	int		 n = 0;
+	json_t	*res;
 
-	*bad = 0;
-	if (cursor != NULL) {
-		/* Exactly what we hand out: "c" and 1-16 lower-case hex
-		 * digits; strtoull alone would take " 1", "+1", "-1", "0x1". */
-		if (cursor[0] != 'c' || strlen(cursor) > 17 ||
-		    cursor[1] == '\0' || strspn(cursor + 1,
-		    "0123456789abcdef") != strlen(cursor + 1)) {
-			*bad = 1;
-			return NULL;
-		}
-		from = strtoull(cursor + 1, &end, 16);
-		if (*end != '\0') {
-			*bad = 1;
-			return NULL;
-		}
-	}
-	arr = json_array();
-	res = json_pack("{s:o}", "tools", arr);
-	if (res == NULL)
-		return NULL;
 	pthread_mutex_lock(&r->lock);
-	for (t = r->head; t != NULL; t = t->next) {
-		if (t->seq < from)
-			continue;
-		if (limit > 0 && n == limit) {
-			snprintf(next, sizeof(next), "c%" PRIx64, t->seq);
-			json_object_set_new(res, "nextCursor",
-			    json_string(next));
-			break;
-		}
-		o = tool_json(t, version);
-		if (o == NULL || json_array_append_new(arr, o) != 0) {
-			pthread_mutex_unlock(&r->lock);
-			json_decref(res);
-			return NULL;
-		}
-		n++;
-	}
+	res = mcp__table_list(&r->tools, "tools", cursor, limit, version,
+	    tool_json, bad);
 	pthread_mutex_unlock(&r->lock);
 	return res;
 }

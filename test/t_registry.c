@@ -705,6 +705,92 @@ t_annotations(void)
 	mcp_server_free(srv);
 }
 
+/* ---- the table itself (src/table.c) ---------------------------------- */
+
+static int	 dropped;
+
+static void
+drop_entry(struct entry *e)
+{
+	(void)e;
+	dropped++;
+}
+
+static json_t *
+entry_json(const struct entry *e, int version)
+{
+	(void)version;
+	return json_string(e->key);
+}
+
+/* The keys of one page, as "a,b", and its next cursor (or ""). */
+static void
+table_page(struct table *t, const char *cursor, int limit, char *out,
+    size_t outlen, char *next, size_t nextlen)
+{
+	json_t	*res, *v;
+	size_t	 i;
+	int	 bad;
+
+	out[0] = next[0] = '\0';
+	res = mcp__table_list(t, "items", cursor, limit, 0, entry_json, &bad);
+	if (res == NULL)
+		return;
+	json_array_foreach(json_object_get(res, "items"), i, v)
+		append(out, outlen, json_string_value(v));
+	if (json_object_get(res, "nextCursor") != NULL)
+		snprintf(next, nextlen, "%s", json_string_value(
+		    json_object_get(res, "nextCursor")));
+	json_decref(res);
+}
+
+static void
+t_table(void)
+{
+	struct table	 t;
+	struct entry	 e[4], dup;
+	char		 out[64], next[24];
+	int		 bad;
+
+	memset(e, 0, sizeof(e));
+	memset(&dup, 0, sizeof(dup));
+	e[0].key = "a";
+	e[1].key = "b";
+	e[2].key = "c";
+	e[3].key = "d";
+	dup.key = "b";
+	mcp__table_init(&t);
+	is_int(mcp__table_add(&t, &e[0]), MCP_OK, "table: add a");
+	is_int(mcp__table_add(&t, &e[1]), MCP_OK, "table: add b");
+	is_int(mcp__table_add(&t, &e[2]), MCP_OK, "table: add c");
+	is_int(mcp__table_add(&t, &dup), MCP_EEXIST, "table: b again");
+	ok(dup.seq == 0 && dup.next == NULL, "... leaves it untouched");
+	is_int(e[2].seq, 3, "table: seq counts from 1");
+	ok(mcp__table_find(&t, "b") == &e[1], "table: find b");
+	ok(mcp__table_find(&t, "x") == NULL, "table: find x: none");
+
+	table_page(&t, NULL, 2, out, sizeof(out), next, sizeof(next));
+	is_str(out, "a,b", "table: first page");
+	is_str(next, "c3", "... cursor c3");
+	ok(mcp__table_remove(&t, "b") == &e[1], "table: remove b");
+	ok(mcp__table_remove(&t, "b") == NULL, "... once");
+	table_page(&t, "c2", 2, out, sizeof(out), next, sizeof(next));
+	is_str(out, "c", "table: a removed entry's cursor still works");
+	is_str(next, "", "... and ends the list");
+	ok(mcp__table_remove(&t, "c") == &e[2], "table: remove the tail");
+	is_int(mcp__table_add(&t, &e[3]), MCP_OK, "table: add d");
+	is_int(e[3].seq, 4, "... seq not reused");
+	table_page(&t, NULL, 0, out, sizeof(out), next, sizeof(next));
+	is_str(out, "a,d", "table: order after removing the tail");
+	ok(mcp__table_list(&t, "items", "c-1", 0, 0, entry_json, &bad) ==
+	    NULL && bad, "table: bad cursor");
+	dropped = 0;
+	mcp__table_clear(&t, drop_entry);
+	is_int(dropped, 2, "table: clear drops every entry");
+	ok(t.head == NULL && t.tail == NULL && t.next_seq == 1,
+	    "... and empties it");
+}
+
 int
 main(void)
 {
@@ -717,5 +803,6 @@ main(void)
 	t_schema_order();
 	t_icons();
 	t_annotations();
+	t_table();
 	return tap_done();
 }
