@@ -49,25 +49,6 @@ diag_file() {	# diag_file LABEL FILE [LINES]
 	tail -n "${3:-30}" "$2" | sed 's/^/# /'
 }
 
-# stop PID: SIGTERM, 5 s, SIGKILL; sets $status to its exit status.
-stop() {
-	status=
-	[ -n "$1" ] || return 0
-	kill -TERM "$1" 2>/dev/null
-	i=0
-	while kill -0 "$1" 2>/dev/null && [ $i -lt 50 ]; do
-		sleep 0.1
-		i=$((i + 1))
-	done
-	if kill -0 "$1" 2>/dev/null; then
-		kill -KILL "$1" 2>/dev/null
-		status=killed
-	fi
-	wait "$1" 2>/dev/null
-	rc=$?
-	[ -n "$status" ] || status=$rc
-}
-
 # run_node LABEL ARGS...: test/node/streamable-interop.mjs, its TAP
 # renumbered into this one. In the background, so that a signal to this
 # script is handled (by the trap) while it runs.

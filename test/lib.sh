@@ -86,3 +86,23 @@ need_sdk() {
 	fi
 	rm -f "$_log"
 }
+
+# stop PID: SIGTERM, then SIGKILL after 5 s; sets $status to its exit
+# status, or to "killed".
+stop() {
+	status=
+	[ -n "$1" ] || return 0
+	kill -TERM "$1" 2>/dev/null
+	i=0
+	while kill -0 "$1" 2>/dev/null && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		kill -KILL "$1" 2>/dev/null
+		status=killed
+	fi
+	wait "$1" 2>/dev/null
+	rc=$?
+	[ -n "$status" ] || status=$rc
+}
