@@ -359,7 +359,7 @@ template_read(mcp_call *call)
 	json_t		*v;
 	char		*s;
 
-	v = json_pack("{s:s, s:b, s:s++}", "id", id, "templateTest", 1,
+	v = json_pack("{s:s, s:b, s:s+}", "id", id, "templateTest", 1,
 	    "data", "Data for ID: ", id);
 	s = v != NULL ? json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER) :
 	    NULL;

@@ -360,7 +360,9 @@ MCP_EXTERN int		 mcp_call_roots(mcp_call *call, int timeout_ms,
 			    json_t **result);
 
 /* json_unpack_ex on the arguments. On failure the result becomes an
- * isError result carrying jansson's message, and MCP_EINVAL returns. */
+ * isError result carrying jansson's message, and MCP_EINVAL returns. A
+ * string holding \u0000 is refused to "s" (it would be cut short) and
+ * given to "s%", which reads its length too. */
 MCP_EXTERN int		 mcp_args_unpack(mcp_call *call, const char *fmt, ...);
 
 /* ---- Results: each call appends one content block ---------------------- */
@@ -368,6 +370,10 @@ MCP_EXTERN int		 mcp_args_unpack(mcp_call *call, const char *fmt, ...);
 /* A text block; S is copied. In resources/read: text contents of the URI
  * read, with the resource's MIME type. */
 MCP_EXTERN int		 mcp_result_text(mcp_call *call, const char *s);
+/* The same, of LEN bytes, which may include NUL bytes ("s%" reads such a
+ * string with its length). */
+MCP_EXTERN int		 mcp_result_textn(mcp_call *call, const char *s,
+			    size_t len);
 MCP_EXTERN int		 mcp_result_textf(mcp_call *call, const char *fmt, ...)
 			    MCP_PRINTF(2, 3);
 /* Image and audio blocks: DATA (LEN bytes) is base64-encoded for you. */

@@ -113,7 +113,7 @@ static int	 add_block(mcp_call *, json_t *);
  */
 static int
 read_item(mcp_call *call, const char *uri, const char *mime,
-    const char *text, const char *b64)
+    const char *text, size_t textlen, const char *b64)
 {
 	json_t	*o;
 
@@ -126,7 +126,8 @@ read_item(mcp_call *call, const char *uri, const char *mime,
 		json_object_set_new(o, "mimeType", json_string(mime));
 	if (o != NULL)
 		json_object_set_new(o, text != NULL ? "text" : "blob",
-		    json_string(text != NULL ? text : b64));
+		    text != NULL ? json_stringn(text, textlen) :
+		    json_string(b64));
 	return add_block(call, o);
 }
 
@@ -141,7 +142,7 @@ mcp_result_blob(mcp_call *call, const void *data, size_t len)
 	b64 = mcp__base64(data, len);
 	if (b64 == NULL)
 		return MCP_ENOMEM;
-	rc = read_item(call, NULL, NULL, NULL, b64);
+	rc = read_item(call, NULL, NULL, NULL, 0, b64);
 	free(b64);
 	return rc;
 }
@@ -162,19 +163,25 @@ add_block(mcp_call *call, json_t *b)
 }
 
 int
-mcp_result_text(mcp_call *call, const char *s)
+mcp_result_textn(mcp_call *call, const char *s, size_t len)
 {
 	if (s == NULL || call->kind == CALL_COMPLETE ||
 	    call->kind == CALL_ROOTS)
 		return MCP_EINVAL;
 	if (call->kind == CALL_READ)
-		return read_item(call, NULL, NULL, s, NULL);
+		return read_item(call, NULL, NULL, s, len, NULL);
 	call->has_text = 1;
 	if (open_block(call, "{\"type\":\"text\",\"text\":") != MCP_OK ||
-	    mcp__buf_addstr(&call->content, s, strlen(s)) != MCP_OK ||
+	    mcp__buf_addstr(&call->content, s, len) != MCP_OK ||
 	    mcp__buf_addc(&call->content, '}') != MCP_OK)
 		return MCP_ENOMEM;
 	return MCP_OK;
+}
+
+int
+mcp_result_text(mcp_call *call, const char *s)
+{
+	return mcp_result_textn(call, s, s != NULL ? strlen(s) : 0);
 }
 
 static int
@@ -283,7 +290,7 @@ mcp_result_resource_text(mcp_call *call, const char *uri,
     const char *mime_type, const char *text)
 {
 	if (call->kind == CALL_READ && text != NULL)
-		return read_item(call, uri, mime_type, text, NULL);
+		return read_item(call, uri, mime_type, text, strlen(text), NULL);
 	if (uri == NULL || text == NULL || !BLOCKS_OK(call))
 		return MCP_EINVAL;
 	return resource(call, json_pack("{s:s, s:s}", "uri", uri, "text",
@@ -305,7 +312,7 @@ mcp_result_resource_blob(mcp_call *call, const char *uri,
 	if (b64 == NULL)
 		return MCP_ENOMEM;
 	if (call->kind == CALL_READ) {
-		rc = read_item(call, uri, mime_type, NULL, b64);
+		rc = read_item(call, uri, mime_type, NULL, 0, b64);
 		free(b64);
 		return rc;
 	}
@@ -570,14 +577,125 @@ mcp_call_log(mcp_call *call, int level, const char *logger,
 	return rc;
 }
 
+/*
+ * The arguments hold a string with \u0000, which a plain "s" would hand
+ * over cut short: walks FMT over V the way json_unpack does, taking the
+ * same varargs from AP, and names the first string that "s" (not "s%",
+ * which gives the length) would read. Returns 0 when there is none, or
+ * when the format is one this walk does not follow (json_unpack then
+ * judges it); *P moves past the value's format.
+ */
+static int
+nul_target(const char **p, const json_t *v, va_list *ap, char *what,
+    size_t len)
+{
+	const char	*key;
+	json_t		*item;
+	size_t		 i = 0;
+	int		 optional;
+
+	while (**p == ' ' || **p == ',' || **p == ':')
+		(*p)++;
+	switch (*(*p)++) {
+	case 's':
+		(void)va_arg(*ap, const char **);
+		if (**p == '%') {
+			(*p)++;
+			(void)va_arg(*ap, size_t *);
+			return 0;
+		}
+		if (json_is_string(v) && mcp__json_cstr(v) == NULL) {
+			snprintf(what, len, "a string holds \\u0000, which "
+			    "\"s\" would cut short (\"s%%\" gives its length)");
+			return 1;
+		}
+		return 0;
+	case 'n':
+		return 0;
+	case 'b':
+	case 'i':
+		(void)va_arg(*ap, int *);
+		return 0;
+	case 'I':
+		(void)va_arg(*ap, json_int_t *);
+		return 0;
+	case 'f':
+	case 'F':
+		(void)va_arg(*ap, double *);
+		return 0;
+	case 'o':
+	case 'O':
+		(void)va_arg(*ap, json_t **);
+		return 0;
+	case '{':
+		for (;;) {
+			while (**p == ' ' || **p == ',' || **p == ':' ||
+			    **p == '!' || **p == '*')
+				(*p)++;
+			if (**p == '}') {
+				(*p)++;
+				return 0;
+			}
+			if (*(*p)++ != 's')
+				return 0;	/* not followed */
+			key = va_arg(*ap, const char *);
+			optional = **p == '?';
+			if (optional)
+				(*p)++;
+			item = key != NULL ? json_object_get(v, key) : NULL;
+			if (nul_target(p, item, ap, what, len)) {
+				/* Name the member: "text: a string ...". */
+				size_t n = strlen(what);
+
+				if (key != NULL && n + strlen(key) + 3 < len) {
+					memmove(what + strlen(key) + 2, what,
+					    n + 1);
+					memcpy(what, key, strlen(key));
+					memcpy(what + strlen(key), ": ", 2);
+				}
+				return 1;
+			}
+		}
+	case '[':
+		for (;;) {
+			while (**p == ' ' || **p == ',' || **p == '!' ||
+			    **p == '*')
+				(*p)++;
+			if (**p == ']') {
+				(*p)++;
+				return 0;
+			}
+			if (**p == '\0')
+				return 0;
+			if (nul_target(p, json_array_get(v, i++), ap, what,
+			    len))
+				return 1;
+		}
+	default:
+		return 0;	/* not followed: json_unpack judges it */
+	}
+}
+
 int
 mcp_args_unpack(mcp_call *call, const char *fmt, ...)
 {
 	json_error_t	 e;
-	va_list		 ap;
+	va_list		 ap, walk;
+	const char	*p = fmt;
+	char		 what[200];
 	int		 rc;
 
 	va_start(ap, fmt);
+	if (call->has_nul && fmt != NULL) {
+		va_copy(walk, ap);
+		rc = nul_target(&p, call->args, &walk, what, sizeof(what));
+		va_end(walk);
+		if (rc) {
+			va_end(ap);
+			mcp_result_errorf(call, "invalid arguments: %s", what);
+			return MCP_EINVAL;
+		}
+	}
 	rc = json_vunpack_ex(call->args, &e, 0, fmt, ap);
 	va_end(ap);
 	if (rc == 0)
@@ -626,7 +744,7 @@ write_result(struct mcp_call *c, struct buf *b)
 	}
 	rc = mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":");
 	if (rc == MCP_OK)
-		rc = mcp__buf_addjson(b, c->id);
+		rc = mcp__buf_addid(b, c->id);
 	if (rc == MCP_OK)
 		rc = mcp__buf_adds(b, ",\"result\":{\"content\":[");
 	if (rc == MCP_OK)
@@ -710,6 +828,7 @@ mcp__call_run(struct mcp_call *c)
 	mcp__log_set_request(c->id);
 	/* Built here, so the allocations and frees stay on this thread. */
 	c->params = mcp__json_parse(c->ptext, c->ptextlen, &e);
+	c->has_nul = e.has_nul;
 	free(c->ptext);
 	c->ptext = NULL;
 	if (c->params != NULL) {

@@ -37,6 +37,10 @@ static const struct option longopts[] = {
 	{ "page-size",		required_argument,	NULL, OPT_SET },
 	{ "grace-ms",		required_argument,	NULL, OPT_SET },
 	{ "tool-timeout",	required_argument,	NULL, OPT_SET },
+	{ "max-batch",		required_argument,	NULL, OPT_SET },
+	{ "max-subscriptions",	required_argument,	NULL, OPT_SET },
+	{ "stream-after-ms",	required_argument,	NULL, OPT_SET },
+	{ "auth-scopes",	required_argument,	NULL, OPT_SET },
 	{ "base-path",		required_argument,	NULL, OPT_SET },
 	{ "keepalive",		required_argument,	NULL, OPT_SET },
 	{ "max-sessions",	required_argument,	NULL, OPT_SET },
@@ -82,6 +86,8 @@ static const char usage_text[] =
 "  --page-size N           tools per tools/list page (default: %d)\n"
 "  --grace-ms MS           time calls get to finish on SIGTERM (default: %d)\n"
 "  --tool-timeout MS       time limit for a tool call, 0 for none (default: %d)\n"
+"  --max-batch N           messages in a JSON-RPC batch (default: %d)\n"
+"  --max-subscriptions N   resources/subscribe per session (default: %d)\n"
 "HTTP:\n"
 "  --base-path PATH        serve under PATH, e.g. /mcp-demo (default: none)\n"
 "  --keepalive SECONDS     SSE keepalive comment interval (default: %d)\n"
@@ -96,6 +102,7 @@ static const char usage_text[] =
 "  --allow-host NAME       accept this Host too (repeatable)\n"
 "  --allow-origin ORIGIN   accept this Origin too (repeatable)\n"
 "  --auth-token-file FILE  require Authorization: Bearer <token in FILE>\n"
+"  --auth-scopes LIST      scopes named in 401 challenges and the metadata\n"
 "  --authorization-server URL  name it in the protected-resource metadata\n"
 "  --resource-url URL      this server's public /mcp URL, for that metadata\n"
 "Streamable HTTP (/mcp):\n"
@@ -104,6 +111,8 @@ static const char usage_text[] =
 "  --event-log BYTES       events kept per stream for a replay (default: %zu)\n"
 "  --session-timeout S     time a session may idle (default: %d)\n"
 "  --sse-retry MS          retry sent in priming events (default: %d)\n"
+"  --stream-after-ms MS    a POST whose answer takes longer becomes a live\n"
+"                          stream, primed with an event id (default: %d)\n"
 "  --help, --version       print this, or the version, and exit\n";
 
 /* Writes to stdout on purpose: --help and --version are asked for. */
@@ -131,10 +140,11 @@ help(struct mcp_server *srv, const char *prog, char *text, size_t size)
 	n = snprintf(text, size, usage_text, prog, MCP_VERSION,
 	    srv->workers, srv->max_workers, srv->max_message,
 	    srv->queue_size, srv->page_size, srv->grace_ms,
-	    srv->tool_timeout_ms, c->keepalive,
+	    srv->tool_timeout_ms, srv->max_batch, srv->max_subscriptions,
+	    c->keepalive,
 	    c->max_sessions, c->max_inflight, c->max_queued,
 	    c->request_timeout, c->idle_timeout, c->max_per_ip, c->event_log,
-	    c->session_timeout, c->sse_retry);
+	    c->session_timeout, c->sse_retry, c->stream_after_ms);
 	if (n < 0)
 		return 0;
 	return (size_t)n < size ? (size_t)n : size - 1;

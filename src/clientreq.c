@@ -31,6 +31,8 @@ struct client_req {
 	int			 abandoned;
 	int			 rc;
 	json_t			*result;
+	char			*held;		/* loop: not sent yet (see below) */
+	size_t			 heldlen;
 	char			 id[24];
 };
 
@@ -43,6 +45,7 @@ req_unref(struct client_req *r)
 	if (atomic_fetch_sub(&r->refs, 1) != 1)
 		return;
 	json_decref(r->result);
+	free(r->held);
 	pthread_mutex_destroy(&r->lock);
 	pthread_cond_destroy(&r->cond);
 	free(r);
@@ -81,7 +84,10 @@ give_up(struct session *s, struct client_req *r)
 
 	for (pp = &s->reqs; *pp != NULL && *pp != r; pp = &(*pp)->next)
 		;
-	if (*pp != NULL) {
+	if (*pp != NULL && r->held != NULL) {
+		*pp = r->next;		/* never sent: nothing to cancel */
+		finish(r, MCP_ECANCELED, NULL);
+	} else if (*pp != NULL) {
 		*pp = r->next;
 		pthread_mutex_lock(&r->lock);
 		why = r->rc;
@@ -106,7 +112,10 @@ give_up(struct session *s, struct client_req *r)
 
 /*
  * Loop: the note carrying R arrived; send it, or fail it at once. A
- * note without a message says that the worker gave up on R.
+ * note without a message says that the worker gave up on R. Before the
+ * client's notifications/initialized the request is held (the spec asks
+ * a server not to send requests until then), and goes out, on its
+ * call's route, when that notification comes.
  */
 void
 mcp__clientreq_send(struct mcp_call *n)
@@ -120,14 +129,75 @@ mcp__clientreq_send(struct mcp_call *n)
 		give_up(s, r);
 		return;
 	}
-	if (c->dropped || s->closed ||
-	    mcp__session_send(s, n->out, n->outlen) != MCP_OK) {
+	if (c->dropped || s->closed) {
+		finish(r, MCP_ECANCELED, NULL);
+		return;
+	}
+	if (!s->ready && !s->implicit) {
+		MCP_LOG(MCP_LOG_DEBUG, "request %s to the client held until "
+		    "notifications/initialized", r->id);
+		r->held = n->out;
+		r->heldlen = n->outlen;
+		n->out = NULL;
+	} else if (mcp__session_send(s, n->out, n->outlen) != MCP_OK) {
 		finish(r, MCP_ECANCELED, NULL);
 		return;
 	}
 	r->call = c;
 	r->next = s->reqs;
 	s->reqs = r;
+}
+
+/* Sends R, held until now, on its call's route; fails it if it cannot. */
+static void
+release_held(struct session *s, struct client_req *r)
+{
+	struct client_req	**pp;
+	void			*saved = s->route;
+	int			 rc;
+
+	s->route = r->call->route;
+	rc = mcp__session_send(s, r->held, r->heldlen);
+	s->route = saved;
+	free(r->held);
+	r->held = NULL;
+	if (rc == MCP_OK)
+		return;
+	for (pp = &s->reqs; *pp != r; pp = &(*pp)->next)
+		;
+	*pp = r->next;
+	finish(r, MCP_ECANCELED, NULL);
+}
+
+/* Loop: notifications/initialized came; the held requests go, oldest
+ * first (the table is newest first). */
+void
+mcp__clientreq_ready(struct session *s)
+{
+	struct client_req	*r, *next, **held;
+	size_t			 n = 0, i;
+
+	s->ready = 1;
+	for (r = s->reqs; r != NULL; r = r->next)
+		n += r->held != NULL;
+	if (n == 0)
+		return;
+	held = calloc(n, sizeof(*held));
+	if (held == NULL) {
+		for (r = s->reqs; r != NULL; r = next) {
+			next = r->next;
+			if (r->held != NULL)
+				release_held(s, r);
+		}
+		return;
+	}
+	i = n;
+	for (r = s->reqs; r != NULL; r = r->next)
+		if (r->held != NULL)
+			held[--i] = r;
+	for (i = 0; i < n; i++)
+		release_held(s, held[i]);
+	free(held);
 }
 
 /* Loop: a response from the client. Unknown ids are ignored. */

@@ -79,8 +79,10 @@ hexval(char c)
 /*
  * The value of one variable, URI bytes [S, S+N): it may not be empty nor
  * hold '/', '?' or '#' (a level-1 expansion encodes them); %XX is
- * decoded, and a bad escape or an encoded NUL fails the match. Adds it
- * to VARS as NAME (NAMELEN bytes) when VARS is not NULL.
+ * decoded, and a bad escape, an encoded NUL or a value that is not UTF-8
+ * once decoded fails the match, so that a callback never sees a
+ * variable it cannot read. Adds it to VARS as NAME (NAMELEN bytes) when
+ * VARS is not NULL.
  */
 static int
 take_var(const char *name, size_t namelen, const char *s, size_t n,
@@ -112,6 +114,8 @@ take_var(const char *name, size_t namelen, const char *s, size_t n,
 		}
 	}
 	v[j] = '\0';
+	if (ok && !mcp__utf8_valid(v, j))
+		ok = 0;
 	if (ok && vars != NULL) {
 		memcpy(key, name, namelen);
 		key[namelen] = '\0';
@@ -1115,7 +1119,7 @@ write_feature(struct mcp_call *c, struct buf *b)
 
 	rc = mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":");
 	if (rc == MCP_OK)
-		rc = mcp__buf_addjson(b, c->id);
+		rc = mcp__buf_addid(b, c->id);
 	if (rc != MCP_OK)
 		return rc;
 	switch (c->kind) {
@@ -1196,8 +1200,14 @@ mcp__feature_run(struct mcp_call *c)
 	switch (c->kind) {
 	case CALL_READ:
 		c->uri = json_string_value(json_object_get(c->params, "uri"));
-		if (c->feat->kind == FEAT_TEMPLATE)
-			mcp__template_match(c->feat->key, c->uri, c->args);
+		/* It matched on the loop; only memory can fail it here, and
+		 * the callback must not see a variable missing. */
+		if (c->feat->kind == FEAT_TEMPLATE &&
+		    !mcp__template_match(c->feat->key, c->uri, c->args)) {
+			mcp_result_rpc_error(c, MCP_RPC_INTERNAL_ERROR,
+			    "out of memory");
+			goto out;
+		}
 		fn = c->feat->fn;
 		break;
 	case CALL_PROMPT:

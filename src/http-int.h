@@ -9,6 +9,7 @@
 #define SSE_BUCKETS	4096
 
 struct conn_info;
+struct lingering;
 struct ssess;
 struct sconn;
 struct route;
@@ -16,13 +17,26 @@ struct route;
 /* Per request, in *req_cls. */
 struct req {
 	int		 kind;		/* ROUTE_* in http.c */
-	int		 too_large;
+	int		 too_large;	/* over --max-message: thrown away */
+	struct idscan	 scan;		/* ... scanned for its id */
 	int		 fresh;		/* /mcp: it opened its session */
 	int		 posted;	/* /mcp: handled, maybe waiting */
+	int		 gone;		/* /mcp: its client left while it waited */
 	char		 sid[64];
 	char		*origin;
 	struct buf	 body;
 	struct route	*route;		/* /mcp: a POST waiting on it */
+};
+
+/*
+ * A watch on a suspended connection's socket: GONE runs (once) when the
+ * client has closed it. Start it when suspending, stop it on resume.
+ */
+struct peer_watch {
+	ev_io		 io;
+	struct ev_loop	*loop;
+	void		(*gone)(struct peer_watch *);
+	void		*owner;
 };
 
 struct http {
@@ -38,7 +52,10 @@ struct http {
 	int			 need_run;	/* a stream was resumed */
 	int			 recheck;	/* draining: check if done */
 	int			 ended;		/* every stream told to end */
+	int			 nreqs;		/* POSTs read or being answered */
 	struct conn_info	*conns;
+	struct lingering		*lingers;	/* closing, reading what's left */
+	int			 nlingers;
 	/* transport_sse.c */
 	struct sse_stream	*buckets[SSE_BUCKETS];
 	struct sse_stream	*streams;	/* every live stream */
@@ -51,7 +68,10 @@ struct http {
 	int			 nsconns;
 };
 
-void	 mcp__http_streaming(struct MHD_Connection *conn) MCP_HIDDEN;
+void	 mcp__http_serving(struct MHD_Connection *conn) MCP_HIDDEN;
+void	 mcp__http_watch(struct http *h, struct peer_watch *w,
+	    struct MHD_Connection *conn) MCP_HIDDEN;
+void	 mcp__http_unwatch(struct peer_watch *w) MCP_HIDDEN;
 struct MHD_Response *mcp__http_event_stream(MHD_ContentReaderCallback reader,
 	    void *cls, MHD_ContentReaderFreeCallback free_fn) MCP_HIDDEN;
 void	 mcp__http_shutdown(struct MHD_Connection *conn) MCP_HIDDEN;

@@ -30,16 +30,46 @@ struct conn_info {
 	struct conn_info	*next;
 	struct conn_info	*prev;
 	int			 fd;
-	int			 streaming;	/* an SSE stream: no deadline */
+	int			 serving;	/* its request is read and being
+						 * served (a call, a stream):
+						 * no deadline until it ends */
 	int			 served;	/* has finished a request */
 	int			 busy;		/* a request is being read */
+	int			 linger;	/* answered before its body was
+						 * read: close it lingering */
 	double			 since;		/* request clock start */
 };
+
+/*
+ * A connection answered before its request body was read (a body far
+ * over --max-message) is closed the way nginx's lingering_close does:
+ * a plain close with unread bytes would make the kernel send a reset,
+ * and the client would read that instead of the 413. The socket is kept
+ * open on a dup of its fd after MHD closes its own: the write side is
+ * shut down (the client sees the end of the answer), what the client
+ * still sends is read and thrown away, and the socket is closed once it
+ * stops, or after LINGER_S at most.
+ */
+struct lingering {
+	struct lingering	*next;
+	struct lingering	*prev;
+	struct http	*h;
+	ev_io		 io;
+	ev_timer	 timer;
+};
+
+#define LINGER_S	5	/* s a lingering close reads for */
+#define MAX_LINGER	256	/* sockets lingering at once */
+#define DISCARD_MAX	(64u * 1024 * 1024)	/* body bytes read past the
+						 * limit to answer 413 */
 
 enum {
 	ROUTE_MESSAGES = 1,
 	ROUTE_MCP
 };
+
+static int	 reply_rpc_id(struct MHD_Connection *, int, const json_t *,
+		    int, const char *, const char *);
 
 #ifndef MEM_LIMIT
 #define MEM_LIMIT	(8 * 1024)	/* per connection, headers included */
@@ -126,7 +156,10 @@ mcp__http_flush(struct http *h)
  * Once a second: a new connection that has not sent a whole request
  * within --request-timeout (slowloris), or a kept-alive one quiet for
  * --idle-timeout since its last request, is shut down; MHD then closes
- * it on its next look. Streams have their own bound (transport_sse.c).
+ * it on its next look. A connection whose request is being served -- a
+ * POST waiting for a call of minutes, a stream -- is not slow: it is
+ * exempt until that request completes, and streams have their own
+ * bounds (keepalives, --idle-timeout on stalled writes).
  */
 static void
 sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -138,7 +171,7 @@ sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)revents;
 	for (ci = h->conns; ci != NULL; ci = ci->next)
-		if (!ci->streaming && ci->since > 0 &&
+		if (!ci->serving && ci->since > 0 &&
 		    now - ci->since > (ci->served && !ci->busy ?
 		    h->conf->idle_timeout : h->conf->request_timeout)) {
 			shutdown(ci->fd, SHUT_RDWR);
@@ -151,6 +184,76 @@ sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		h->need_run = 1;
 	}
 	mcp__mcp_sweep(h, now);
+}
+
+static void
+linger_end(struct lingering *l)
+{
+	struct http	*h = l->h;
+
+	ev_io_stop(h->srv->loop, &l->io);
+	ev_timer_stop(h->srv->loop, &l->timer);
+	close(l->io.fd);
+	if (l->prev != NULL)
+		l->prev->next = l->next;
+	else
+		h->lingers = l->next;
+	if (l->next != NULL)
+		l->next->prev = l->prev;
+	h->nlingers--;
+	free(l);
+}
+
+static void
+linger_read_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct lingering	*l = w->data;
+	char		 buf[16384];
+	ssize_t		 n;
+
+	(void)loop;
+	(void)revents;
+	n = recv(w->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
+		return;
+	linger_end(l);		/* the client is done, or gone */
+}
+
+static void
+linger_timer_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	linger_end(w->data);
+}
+
+/* MHD is about to close FD, answered with its body unread: linger. */
+static void
+linger_start(struct http *h, int fd)
+{
+	struct lingering	*l;
+	int		 dfd;
+
+	if (fd < 0 || h->nlingers >= MAX_LINGER)
+		return;
+	l = calloc(1, sizeof(*l));
+	dfd = l != NULL ? dup(fd) : -1;
+	if (dfd < 0) {
+		free(l);
+		return;
+	}
+	shutdown(dfd, SHUT_WR);
+	l->h = h;
+	ev_io_init(&l->io, linger_read_cb, dfd, EV_READ);
+	ev_timer_init(&l->timer, linger_timer_cb, LINGER_S, 0.0);
+	l->io.data = l->timer.data = l;
+	ev_io_start(h->srv->loop, &l->io);
+	ev_timer_start(h->srv->loop, &l->timer);
+	l->next = h->lingers;
+	if (h->lingers != NULL)
+		h->lingers->prev = l;
+	h->lingers = l;
+	h->nlingers++;
 }
 
 static void
@@ -179,6 +282,8 @@ notify_conn(void *cls, struct MHD_Connection *conn, void **socket_ctx,
 	ci = *socket_ctx;
 	if (ci == NULL)
 		return;
+	if (ci->linger)
+		linger_start(h, ci->fd);
 	if (ci->prev != NULL)
 		ci->prev->next = ci->next;
 	else
@@ -199,14 +304,18 @@ conn_info(struct MHD_Connection *conn)
 	return info != NULL ? info->socket_context : NULL;
 }
 
-/* Marks CONN as a stream: long-lived by design, no request deadline. */
+/*
+ * CONN's request has been read and is being served: a POST waiting for
+ * its answer, or a stream. Long-lived by design: no request deadline
+ * until the request completes.
+ */
 void
-mcp__http_streaming(struct MHD_Connection *conn)
+mcp__http_serving(struct MHD_Connection *conn)
 {
 	struct conn_info	*ci = conn_info(conn);
 
 	if (ci != NULL)
-		ci->streaming = 1;
+		ci->serving = 1;
 }
 
 static void
@@ -218,19 +327,79 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	struct conn_info	*ci = conn_info(conn);
 
 	(void)toe;
-	/* The next request on this connection starts its own clock. */
-	if (ci != NULL && !ci->streaming) {
+	/* The next request on this connection starts its own clock, and
+	 * is held to the deadlines again. */
+	if (ci != NULL) {
 		ci->since = ev_now(h->srv->loop);
 		ci->served = 1;
 		ci->busy = 0;
+		ci->serving = 0;
 	}
+	/* Draining: this may have been the last answer owed. */
+	if (h->srv->draining)
+		h->recheck = 1;
 	if (r == NULL)
 		return;
+	h->nreqs--;
 	mcp__mcp_req_done(r);
 	free(r->origin);
 	mcp__buf_free(&r->body);
 	free(r);
 	*req_cls = NULL;
+}
+
+/* ---- a suspended connection's client leaving --------------------------- */
+
+/*
+ * MHD does not look at a suspended connection, so a client that closed
+ * it would be noticed only at the next failed write (a keepalive, up to
+ * two intervals later), while its session takes calls and its slot
+ * counts against --max-per-ip. So while suspended, its socket is
+ * watched: readable with recv(MSG_PEEK) giving 0 (or an error) is the
+ * client gone, at once. Bytes to read (a pipelined request) are MHD's
+ * to read; the watch then stops.
+ */
+static void
+peer_cb(struct ev_loop *loop, ev_io *io, int revents)
+{
+	struct peer_watch	*w = io->data;
+	char			 c;
+	ssize_t			 n;
+
+	(void)revents;
+	n = recv(io->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK ||
+	    errno == EINTR))
+		return;
+	ev_io_stop(loop, io);
+	if (n > 0)
+		return;
+	w->gone(w);
+}
+
+void
+mcp__http_watch(struct http *h, struct peer_watch *w,
+    struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info;
+
+	if (ev_is_active(&w->io))
+		return;
+	info = MHD_get_connection_info(conn,
+	    MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (info == NULL)
+		return;
+	w->loop = h->srv->loop;
+	ev_io_init(&w->io, peer_cb, info->connect_fd, EV_READ);
+	w->io.data = w;
+	ev_io_start(w->loop, &w->io);
+}
+
+void
+mcp__http_unwatch(struct peer_watch *w)
+{
+	if (w->loop != NULL)
+		ev_io_stop(w->loop, &w->io);
 }
 
 /* ---- responses ---------------------------------------------------------- */
@@ -291,6 +460,8 @@ mcp__http_new_id(char *out)
 	return 0;
 }
 
+/* CORS for an allowed ORIGIN: a browser client may read the answer and
+ * the headers it needs (the session, the version, a 401's challenge). */
 void
 mcp__http_cors(void *resp, const char *origin)
 {
@@ -298,7 +469,7 @@ mcp__http_cors(void *resp, const char *origin)
 		return;
 	MHD_add_response_header(resp, "Access-Control-Allow-Origin", origin);
 	MHD_add_response_header(resp, "Access-Control-Expose-Headers",
-	    "Mcp-Session-Id");
+	    "Mcp-Session-Id, Mcp-Protocol-Version, WWW-Authenticate");
 	MHD_add_response_header(resp, "Vary", "Origin");
 }
 
@@ -326,10 +497,18 @@ int
 mcp__http_reply_rpc(struct MHD_Connection *conn, int status, int code,
     const char *msg, const char *origin)
 {
+	return reply_rpc_id(conn, status, NULL, code, msg, origin);
+}
+
+/* The same, to the request ID when it is known. */
+static int
+reply_rpc_id(struct MHD_Connection *conn, int status, const json_t *id,
+    int code, const char *msg, const char *origin)
+{
 	struct buf	 b = { 0 };
 	int		 rc;
 
-	mcp__rpc_error(&b, NULL, code, msg, NULL);
+	mcp__rpc_error(&b, id, code, msg, NULL);
 	rc = mcp__http_reply(conn, status, "application/json", b.data,
 	    b.len, origin);
 	mcp__buf_free(&b);
@@ -337,8 +516,8 @@ mcp__http_reply_rpc(struct MHD_Connection *conn, int status, int code,
 }
 
 static int
-reply_text(struct MHD_Connection *conn, int status, const char *text,
-    const char *header, const char *value)
+reply_text_cors(struct MHD_Connection *conn, int status, const char *text,
+    const char *header, const char *value, const char *origin)
 {
 	struct MHD_Response	*resp;
 	enum MHD_Result		 rc;
@@ -350,9 +529,17 @@ reply_text(struct MHD_Connection *conn, int status, const char *text,
 	MHD_add_response_header(resp, "Content-Type", "text/plain");
 	if (header != NULL)
 		MHD_add_response_header(resp, header, value);
+	mcp__http_cors(resp, origin);
 	rc = MHD_queue_response(conn, (unsigned)status, resp);
 	MHD_destroy_response(resp);
 	return rc;
+}
+
+static int
+reply_text(struct MHD_Connection *conn, int status, const char *text,
+    const char *header, const char *value)
+{
+	return reply_text_cors(conn, status, text, header, value, NULL);
 }
 
 /* ---- checks -------------------------------------------------------------- */
@@ -564,22 +751,55 @@ metadata_url(struct http *h, struct MHD_Connection *conn, char *out,
 		    WELL_KNOWN, path);
 }
 
-static enum MHD_Result
-metadata(struct http *h, struct MHD_Connection *conn, const char *method,
-    const char *origin)
+/* SCOPES ("a b") as a JSON array, or NULL for none. */
+static json_t *
+scope_list(const char *scopes)
 {
-	json_t		*doc;
+	json_t		*a;
+	const char	*p = scopes, *e;
+
+	if (scopes == NULL)
+		return NULL;
+	a = json_array();
+	while (a != NULL && *p != '\0') {
+		e = strchr(p, ' ');
+		if (e == NULL)
+			e = p + strlen(p);
+		json_array_append_new(a, json_stringn(p, (size_t)(e - p)));
+		p = *e == ' ' ? e + 1 : e;
+	}
+	return a;
+}
+
+/*
+ * RFC 9728: the metadata names the resource whose identifier its URL was
+ * built from: for the path-inserted form that is {base}/mcp, for the
+ * root form the origin alone (§3.3).
+ */
+static enum MHD_Result
+metadata(struct http *h, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *origin)
+{
+	json_t		*doc, *scopes;
 	struct buf	 b = { 0 };
-	char		 res[512];
+	char		 res[512], *p;
 	enum MHD_Result	 rc;
 
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return reply_text(conn, 405, "method not allowed\n", "Allow",
 		    "GET, HEAD");
 	resource_url(h, conn, res, sizeof(res));
+	if (strcmp(url, WELL_KNOWN) == 0 && (p = strstr(res, "://")) != NULL &&
+	    (p = strchr(p + 3, '/')) != NULL)
+		*p = '\0';	/* the root form: the origin */
 	doc = json_pack("{s:s, s:[s], s:[s]}", "resource", res,
 	    "authorization_servers", h->conf->auth_server,
 	    "bearer_methods_supported", "header");
+	scopes = scope_list(h->conf->auth_scopes);
+	if (doc != NULL && scopes != NULL)
+		json_object_set_new(doc, "scopes_supported", scopes);
+	else
+		json_decref(scopes);
 	if (doc == NULL || mcp__buf_addjson(&b, doc) != MCP_OK) {
 		json_decref(doc);
 		return MHD_NO;
@@ -591,21 +811,35 @@ metadata(struct http *h, struct MHD_Connection *conn, const char *method,
 	return rc;
 }
 
-/* 401, naming the metadata when an authorization server is set. */
+/*
+ * 401, with a challenge (RFC 6750 §3) naming the error for a wrong token,
+ * the scopes the resource wants (--auth-scopes), and the metadata when an
+ * authorization server is set (RFC 9728 §5.1); with CORS headers, so
+ * that a browser client can read the challenge.
+ */
 static enum MHD_Result
-unauthorized(struct http *h, struct MHD_Connection *conn, int wrong)
+unauthorized(struct http *h, struct MHD_Connection *conn, int wrong,
+    const char *origin)
 {
-	char	 meta[600], value[700];
+	char	 meta[600], value[1400];
+	size_t	 n;
 
-	if (h->conf->auth_server == NULL)
-		return reply_text(conn, 401, "unauthorized\n",
-		    "WWW-Authenticate", wrong ?
-		    "Bearer error=\"invalid_token\"" : "Bearer");
-	metadata_url(h, conn, meta, sizeof(meta));
-	snprintf(value, sizeof(value), "Bearer %sresource_metadata=\"%s\"",
-	    wrong ? "error=\"invalid_token\", " : "", meta);
-	return reply_text(conn, 401, "unauthorized\n", "WWW-Authenticate",
-	    value);
+	n = (size_t)snprintf(value, sizeof(value), "Bearer");
+	if (wrong && n < sizeof(value))
+		n += (size_t)snprintf(value + n, sizeof(value) - n,
+		    " error=\"invalid_token\",");
+	if (h->conf->auth_scopes != NULL && n < sizeof(value))
+		n += (size_t)snprintf(value + n, sizeof(value) - n,
+		    " scope=\"%.600s\",", h->conf->auth_scopes);
+	if (h->conf->auth_server != NULL && n < sizeof(value)) {
+		metadata_url(h, conn, meta, sizeof(meta));
+		n += (size_t)snprintf(value + n, sizeof(value) - n,
+		    " resource_metadata=\"%s\",", meta);
+	}
+	if (n < sizeof(value) && value[n - 1] == ',')
+		value[n - 1] = '\0';
+	return reply_text_cors(conn, 401, "unauthorized\n",
+	    "WWW-Authenticate", value, origin);
 }
 
 /* The first call for a request: headers are in. */
@@ -618,7 +852,7 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	struct req	*r;
 	char		*end;
 	unsigned long long len;
-	int		 wrong, kind;
+	int		 wrong, kind, too_large;
 
 	/* A request has begun: it gets --request-timeout to arrive whole. */
 	ci = conn_info(conn);
@@ -647,14 +881,13 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		return preflight(conn, origin);
 	}
 	if (h->conf->auth_server != NULL && is_metadata(h, url))
-		return metadata(h, conn, method, origin);
+		return metadata(h, conn, url, method, origin);
 	if (!check_auth(h, conn, &wrong))
-		return unauthorized(h, conn, wrong);
+		return unauthorized(h, conn, wrong, origin);
 	if (path != NULL && strcmp(path, "/sse") == 0) {
 		if (strcmp(method, "GET") != 0)
 			return reply_text(conn, 405, "method not allowed\n",
 			    "Allow", "GET");
-		mcp__http_streaming(conn);
 		return mcp__sse_open(h, conn, origin);
 	}
 	kind = ROUTE_MESSAGES;
@@ -678,12 +911,33 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	    "Content-Type")))
 		return mcp__http_reply_rpc(conn, 415, MCP_RPC_INVALID_REQUEST,
 		    "Content-Type must be application/json", origin);
+	/*
+	 * A body over --max-message is read and thrown away, and answered
+	 * 413 when it ends: a client still sending would read a reset, not
+	 * an early answer. One far over it is answered at once, and the
+	 * connection closed lingering (linger_start).
+	 */
+	too_large = 0;
 	v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 	    "Content-Length");
 	if (v != NULL) {
 		errno = 0;
 		len = strtoull(v, &end, 10);
-		if (errno == 0 && *end == '\0' && len > h->srv->max_message)
+		if (errno == 0 && *end == '\0' && len > h->srv->max_message +
+		    (unsigned long long)DISCARD_MAX) {
+			if (ci != NULL)
+				ci->linger = 1;
+			return mcp__http_reply_rpc(conn, 413,
+			    MCP_RPC_INVALID_REQUEST,
+			    "message exceeds --max-message", origin);
+		}
+		too_large = errno == 0 && *end == '\0' &&
+		    len > h->srv->max_message;
+		/* A client waiting for 100 Continue sends nothing more: the
+		 * answer can go at once. */
+		v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+		    "Expect");
+		if (too_large && v != NULL && strcasecmp(v, "100-continue") == 0)
 			return mcp__http_reply_rpc(conn, 413,
 			    MCP_RPC_INVALID_REQUEST,
 			    "message exceeds --max-message", origin);
@@ -691,7 +945,12 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
 		return MHD_NO;
+	h->nreqs++;
 	r->kind = kind;
+	if (too_large) {
+		r->too_large = 1;
+		mcp__idscan_init(&r->scan);
+	}
 	v = sid;
 	if (kind == ROUTE_MESSAGES) {
 		v = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
@@ -707,6 +966,20 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	return MHD_YES;
 }
 
+/* 413 for a body over --max-message, to its request's id if it had one. */
+static enum MHD_Result
+too_large(struct MHD_Connection *conn, struct req *r)
+{
+	json_t	*id;
+	int	 rc;
+
+	id = mcp__idscan_id(&r->scan);
+	rc = reply_rpc_id(conn, 413, id, MCP_RPC_INVALID_REQUEST,
+	    "message exceeds --max-message", r->origin);
+	json_decref(id);
+	return rc;
+}
+
 static enum MHD_Result
 access_cb(void *cls, struct MHD_Connection *conn, const char *url,
     const char *method, const char *version, const char *upload_data,
@@ -719,19 +992,22 @@ access_cb(void *cls, struct MHD_Connection *conn, const char *url,
 	if (r == NULL)
 		return begin(h, conn, url, method, req_cls);
 	if (*upload_data_size > 0) {
-		/* Past the limit, the rest is read and thrown away. */
+		/*
+		 * Past the limit, the rest is read and thrown away (an
+		 * endless body meets --request-timeout), scanned for the
+		 * request's id, and answered 413 when it ends.
+		 */
 		if (!r->too_large && r->body.len + *upload_data_size >
 		    h->srv->max_message) {
-			/*
-			 * Thrown away from here, and answered 413 when it
-			 * ends: a client still sending would not read an
-			 * early answer, only a reset. An endless body meets
-			 * --request-timeout.
-			 */
 			r->too_large = 1;
+			mcp__idscan_init(&r->scan);
+			mcp__idscan_feed(&r->scan, r->body.data, r->body.len);
 			mcp__buf_free(&r->body);
 		}
-		if (!r->too_large && mcp__buf_add(&r->body, upload_data,
+		if (r->too_large)
+			mcp__idscan_feed(&r->scan, upload_data,
+			    *upload_data_size);
+		else if (mcp__buf_add(&r->body, upload_data,
 		    *upload_data_size) != MCP_OK)
 			return MHD_NO;
 		*upload_data_size = 0;
@@ -741,8 +1017,7 @@ access_cb(void *cls, struct MHD_Connection *conn, const char *url,
 	if (r->posted)
 		return mcp__mcp_resumed(h, conn, r);
 	if (r->too_large)
-		return mcp__http_reply_rpc(conn, 413, MCP_RPC_INVALID_REQUEST,
-		    "message exceeds --max-message", r->origin);
+		return too_large(conn, r);
 	if (r->kind == ROUTE_MCP) {
 		r->posted = 1;
 		return mcp__mcp_post(h, conn, r);
@@ -957,7 +1232,7 @@ mcp__http_drained(struct http *h)
 		mcp__mcp_end_all(h);
 		h->ended = 1;
 	}
-	return h->nstreams == 0 && h->nsconns == 0;
+	return h->nstreams == 0 && h->nsconns == 0 && h->nreqs == 0;
 }
 
 void
@@ -973,5 +1248,7 @@ mcp__http_free(struct http *h)
 	ev_timer_stop(h->srv->loop, &h->timer);
 	ev_timer_stop(h->srv->loop, &h->sweep);
 	MHD_stop_daemon(h->d);
+	while (h->lingers != NULL)
+		linger_end(h->lingers);
 	free(h);
 }

@@ -9,9 +9,10 @@
  * The parser follows RFC 8259: one value, whitespace around it, UTF-8
  * checked byte by byte (no overlongs, no surrogates, nothing past
  * U+10FFFF), escapes decoded with surrogate pairs, integers kept exact
- * in 64 bits (larger ones are an overflow error, as in jansson), nesting
- * capped. \u0000 is refused, as jansson refuses it by default. Pure: any
- * thread.
+ * in 64 bits (larger ones become reals, as JavaScript writes them),
+ * nesting capped. \u0000 is taken in string values (their length says
+ * where they end; err->has_nul tells that one was seen) but refused in
+ * object keys, which jansson keeps as C strings. Pure: any thread.
  */
 #include <errno.h>
 #include <math.h>
@@ -239,10 +240,9 @@ string(struct parser *ps, const char **s, size_t *n)
 				fail(ps, 1, "invalid \\u surrogate");
 				return -1;
 			} else if (cp == 0) {
-				/* Valid JSON, but C strings end there. */
-				ps->p = p;
-				fail(ps, 3, "\\u0000 in a string is not supported");
-				return -1;
+				/* Valid JSON: a string value may hold it (its
+				 * length says where it ends). */
+				ps->err->has_nul = 1;
 			}
 			break;
 		default:
@@ -288,6 +288,11 @@ member_name(struct parser *ps, const char **k, size_t *n)
 	ps->p++;
 	if (string(ps, k, n) != 0)
 		return -1;
+	if (memchr(*k, '\0', *n) != NULL) {
+		/* jansson's keys are C strings: it would be cut there. */
+		fail(ps, 3, "\\u0000 in an object key is not supported");
+		return -1;
+	}
 	skip_ws(ps);
 	if (ps->p >= ps->end || *ps->p != ':') {
 		fail(ps, 1, "expected ':'");
@@ -673,6 +678,7 @@ is(const char *s, size_t n, const char *lit)
 static int
 member(struct parser *ps, struct rpc_fields *f, const char *k, size_t n)
 {
+	const unsigned char *vstart;
 	const char	*s;
 	size_t		 sn;
 	json_t		*v, **slot = NULL;
@@ -707,9 +713,21 @@ member(struct parser *ps, struct rpc_fields *f, const char *k, size_t n)
 	}
 	if (which == 4 && ps->p < ps->end && *ps->p == '{')
 		return scan_params(ps, f);
+	vstart = ps->p;
 	v = value(ps);
 	if (v == NULL)
 		return -1;
+	/* An integral id written as a real: taken, and echoed as sent. */
+	if (which == 3 && json_is_real(v) && mcp__rpc_integral((const char *)
+	    vstart, (size_t)(ps->p - vstart), NULL)) {
+		json_decref(v);
+		v = mcp__rpc_id_raw((const char *)vstart,
+		    (size_t)(ps->p - vstart));
+		if (v == NULL) {
+			fail(ps, 2, "out of memory");
+			return -1;
+		}
+	}
 	switch (which) {
 	case 1:
 		f->jsonrpc = 2;
@@ -801,6 +819,35 @@ end:
 	}
 	mcp__buf_free(&ps.tmp);
 	return rc;
+}
+
+int
+mcp__utf8_valid(const char *s, size_t n)
+{
+	const unsigned char	*p = (const unsigned char *)s, *e = p + n;
+	size_t			 k;
+
+	while (p < e) {
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		k = utf8_len(p, e);
+		if (k == 0)
+			return 0;
+		p += k;
+	}
+	return 1;
+}
+
+const char *
+mcp__json_cstr(const json_t *v)
+{
+	const char	*s = json_string_value(v);
+
+	if (s == NULL || memchr(s, '\0', json_string_length(v)) != NULL)
+		return NULL;
+	return s;
 }
 
 /* ---- serialiser ------------------------------------------------------- */

@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mcp-int.h"
@@ -30,7 +31,7 @@ mcp__rpc_classify(struct rpc_fields *f, struct rpc_msg *m)
 		return;
 	}
 	if (json_is_string(f->id) || json_is_integer(f->id))
-		m->id = f->id;
+		m->id = f->id;		/* integral reals too: mcp__rpc_id_raw */
 	if (f->jsonrpc != 1) {
 		m->why = "jsonrpc must be \"2.0\"";
 		return;
@@ -90,6 +91,18 @@ mcp__rpc_fields_from_json(json_t *msg, struct rpc_fields *f)
 	v = json_object_get(msg, "id");
 	f->has_id = v != NULL;
 	f->id = json_incref(v);
+	if (json_is_real(v) && isfinite(json_real_value(v)) &&
+	    json_real_value(v) == floor(json_real_value(v))) {
+		/* An integral id written as a real: taken, as the parser
+		 * takes it (the text is gone: written as the value). */
+		struct buf	 t = { 0 };
+
+		if (mcp__buf_addjson(&t, v) == MCP_OK) {
+			json_decref(f->id);
+			f->id = mcp__rpc_id_raw(t.data, t.len);
+		}
+		mcp__buf_free(&t);
+	}
 	f->params = json_incref(json_object_get(msg, "params"));
 	f->result = json_incref(json_object_get(msg, "result"));
 	f->error = json_incref(json_object_get(msg, "error"));
@@ -112,7 +125,7 @@ int
 mcp__rpc_result(struct buf *b, const json_t *id, const json_t *result)
 {
 	if (mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":") != MCP_OK ||
-	    mcp__buf_addjson(b, id) != MCP_OK ||
+	    mcp__buf_addid(b, id) != MCP_OK ||
 	    mcp__buf_adds(b, ",\"result\":") != MCP_OK ||
 	    mcp__buf_addjson(b, result) != MCP_OK ||
 	    mcp__buf_addc(b, '}') != MCP_OK)
@@ -137,7 +150,7 @@ mcp__rpc_error(struct buf *b, const json_t *id, int code, const char *msg,
 	if (mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",") != MCP_OK)
 		return MCP_ENOMEM;
 	if (id != NULL && (mcp__buf_adds(b, "\"id\":") != MCP_OK ||
-	    mcp__buf_addjson(b, id) != MCP_OK ||
+	    mcp__buf_addid(b, id) != MCP_OK ||
 	    mcp__buf_addc(b, ',') != MCP_OK))
 		return MCP_ENOMEM;
 	snprintf(num, sizeof(num), "%d", code);
@@ -172,11 +185,30 @@ mcp__rpc_notification(struct buf *b, const char *method, const json_t *params)
 	return mcp__buf_addc(b, '}');
 }
 
+/* The key of an integral id written as a real: 2.0 is the id 2. */
+static int
+real_key(double d, char *key, size_t keylen)
+{
+	char	 num[40];
+	size_t	 n;
+
+	if (d >= -9.2e18 && d <= 9.2e18)
+		n = mcp__fmt_int(num, (long long)d);
+	else
+		n = (size_t)snprintf(num, sizeof(num), "%.17g", d);
+	if (n + 2 > keylen)
+		return MCP_EINVAL;
+	key[0] = 'i';
+	memcpy(key + 1, num, n + 1);
+	return MCP_OK;
+}
+
 /*
  * Writes a key for ID that differs for 1 and "1". Short string ids are
  * kept whole; a long one is folded to its length and two hashes, which
- * is unique enough to tell in-flight ids apart. Returns MCP_EINVAL for an
- * id that is neither a string nor an integer.
+ * is unique enough to tell in-flight ids apart. An integral real (2.0,
+ * or one kept as its text) has the key of the integer. Returns
+ * MCP_EINVAL for an id that is neither a string nor an integer.
  */
 int
 mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
@@ -185,7 +217,14 @@ mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
 	char		 num[24];
 	size_t		 n, i;
 	uint32_t	 h1 = 2166136261u, h2 = 5381;
+	double		 d;
 
+	if (mcp__rpc_id_is_raw(id) && mcp__rpc_integral(json_string_value(id)
+	    + 1, json_string_length(id) - 1, &d))
+		return real_key(d, key, keylen);
+	if (json_is_real(id) && isfinite(json_real_value(id)) &&
+	    json_real_value(id) == floor(json_real_value(id)))
+		return real_key(json_real_value(id), key, keylen);
 	if (json_is_integer(id)) {
 		n = mcp__fmt_int(num, (long long)json_integer_value(id));
 		if (n + 2 > keylen)
@@ -210,4 +249,219 @@ mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
 	}
 	snprintf(key, keylen, "S%zu:%08x%08x", n, h1, h2);
 	return MCP_OK;
+}
+
+/* ---- ids written as reals ---------------------------------------------- */
+
+/*
+ * An id such as 2.0 or 1e2 is an integer to JSON Schema, so it is taken,
+ * and it is echoed as the client wrote it: kept as its text behind a
+ * 0xff byte, a string no parsed message can hold (0xff is never UTF-8,
+ * and the parser takes only UTF-8). mcp__buf_addid writes it back
+ * unquoted, and mcp__rpc_id_key gives it the key of the integer.
+ */
+json_t *
+mcp__rpc_id_raw(const char *text, size_t len)
+{
+	char	 tmp[72];
+
+	if (len + 1 > sizeof(tmp))
+		return NULL;
+	tmp[0] = (char)0xff;
+	memcpy(tmp + 1, text, len);
+	return json_stringn_nocheck(tmp, len + 1);
+}
+
+int
+mcp__rpc_id_is_raw(const json_t *id)
+{
+	const char	*s = json_string_value(id);
+
+	return s != NULL && (unsigned char)s[0] == 0xff;
+}
+
+/* Is the number written as TEXT (LEN bytes) a finite integral value? */
+int
+mcp__rpc_integral(const char *text, size_t len, double *out)
+{
+	char	 tmp[64], *end;
+	double	 d;
+
+	if (len == 0 || len >= sizeof(tmp))
+		return 0;
+	memcpy(tmp, text, len);
+	tmp[len] = '\0';
+	d = strtod(tmp, &end);
+	if (*end != '\0' || !isfinite(d) || d != floor(d))
+		return 0;
+	if (out != NULL)
+		*out = d;
+	return 1;
+}
+
+int
+mcp__buf_addid(struct buf *b, const json_t *id)
+{
+	if (!mcp__rpc_id_is_raw(id))
+		return mcp__buf_addjson(b, id);
+	return mcp__buf_add(b, json_string_value(id) + 1,
+	    json_string_length(id) - 1);
+}
+
+/* ---- the id of a message too large to parse ----------------------------- */
+
+/*
+ * A streaming scan of a message's top-level members, for a message that
+ * is refused before it is parsed (over --max-message): what its "id"
+ * member holds, so that the error can still be matched to the request,
+ * and whether it has a "method" (a notification gets no answer). The
+ * scanner sees every byte once and keeps a few of them: JSON's strings,
+ * nesting and escapes are tracked, the value of a top-level "id" is
+ * copied while it is short enough to be an id.
+ */
+enum {
+	IDS_START,	/* before the opening brace */
+	IDS_KEY,	/* in the top-level object, before a key */
+	IDS_COLON,	/* after a key */
+	IDS_VALUE,	/* after the colon */
+	IDS_NEXT,	/* after a value: ',' or '}' */
+	IDS_DONE	/* the object ended, or it was not one */
+};
+
+void
+mcp__idscan_init(struct idscan *sc)
+{
+	memset(sc, 0, sizeof(*sc));
+}
+
+/* A key ended: which one was it? */
+static void
+idscan_key(struct idscan *sc)
+{
+	sc->which = 0;
+	if (sc->klen == 2 && memcmp(sc->key, "id", 2) == 0)
+		sc->which = 1;
+	else if (sc->klen == 6 && memcmp(sc->key, "method", 6) == 0)
+		sc->which = 2;
+}
+
+/* A top-level value ended. */
+static void
+idscan_value(struct idscan *sc)
+{
+	if (sc->which == 1) {
+		sc->has_id = 1;
+		sc->idlen = sc->vover ? 0 : sc->vlen;
+		memcpy(sc->id, sc->val, sc->idlen);
+	} else if (sc->which == 2)
+		sc->has_method = 1;
+	sc->vlen = 0;
+	sc->vover = 0;
+	sc->which = 0;
+}
+
+void
+mcp__idscan_feed(struct idscan *sc, const char *data, size_t len)
+{
+	size_t	 i;
+	char	 c;
+
+	for (i = 0; i < len && sc->state != IDS_DONE; i++) {
+		c = data[i];
+		/* Bytes of the top-level id's value are kept. */
+		if (sc->state == IDS_VALUE && sc->which == 1 &&
+		    (sc->depth > 1 || sc->instr || (c != ',' && c != '}' &&
+		    c != ' ' && c != '\t' && c != '\r' && c != '\n'))) {
+			if (sc->vlen < sizeof(sc->val))
+				sc->val[sc->vlen++] = c;
+			else
+				sc->vover = 1;
+		}
+		if (sc->instr) {
+			if (sc->esc)
+				sc->esc = 0;
+			else if (c == '\\')
+				sc->esc = 1;
+			else if (c == '"')
+				sc->instr = 0;
+			else if (sc->state == IDS_KEY && sc->depth == 1 &&
+			    sc->klen < sizeof(sc->key))
+				sc->key[sc->klen++] = c;
+			else if (sc->state == IDS_KEY && sc->depth == 1)
+				sc->klen = sizeof(sc->key) + 1;	/* too long */
+			if (!sc->instr && sc->depth == 1) {
+				if (sc->state == IDS_KEY) {
+					idscan_key(sc);
+					sc->state = IDS_COLON;
+				} else if (sc->state == IDS_VALUE)
+					sc->state = IDS_NEXT;
+			}
+			continue;
+		}
+		if (c == ' ' || c == '\t' || c == '\r' || c == '\n')
+			continue;
+		if (sc->state == IDS_START) {
+			sc->state = c == '{' ? IDS_KEY : IDS_DONE;
+			sc->depth = 1;
+			continue;
+		}
+		if (c == '"') {
+			sc->instr = 1;
+			sc->klen = 0;
+			continue;
+		}
+		if (c == '{' || c == '[') {
+			sc->depth++;
+			continue;
+		}
+		if (c == '}' || c == ']') {
+			if (--sc->depth > 1)
+				continue;
+			if (sc->depth == 1) {
+				sc->state = IDS_NEXT;	/* a nested value ended */
+				continue;
+			}
+			if (sc->state == IDS_VALUE || sc->state == IDS_NEXT)
+				idscan_value(sc);
+			sc->state = IDS_DONE;
+			sc->complete = 1;
+			continue;
+		}
+		if (sc->depth > 1)
+			continue;
+		if (c == ':' && sc->state == IDS_COLON) {
+			sc->state = IDS_VALUE;
+			sc->vlen = 0;
+			sc->vover = 0;
+		} else if (c == ',') {
+			if (sc->state == IDS_VALUE || sc->state == IDS_NEXT)
+				idscan_value(sc);
+			sc->state = IDS_KEY;
+		}
+		/* Anything else is a number or a word inside a value. */
+	}
+}
+
+/*
+ * The id the scan found: a new reference to a string, an integer or an
+ * integral real kept as its text; NULL when there was none that could
+ * be an id.
+ */
+json_t *
+mcp__idscan_id(const struct idscan *sc)
+{
+	struct json_perr e;
+	json_t		*v;
+
+	if (!sc->has_id || sc->idlen == 0)
+		return NULL;
+	v = mcp__json_parse(sc->id, sc->idlen, &e);
+	if (json_is_string(v) || json_is_integer(v))
+		return v;
+	if (json_is_real(v) && mcp__rpc_integral(sc->id, sc->idlen, NULL)) {
+		json_decref(v);
+		return mcp__rpc_id_raw(sc->id, sc->idlen);
+	}
+	json_decref(v);
+	return NULL;
 }

@@ -90,7 +90,9 @@ mcp_logv(int level, const char *fmt, va_list ap)
 	if (r > 0)
 		n += (size_t)r;
 	if (cur_id != NULL) {
-		idtxt = json_dumps(cur_id, JSON_COMPACT | JSON_ENCODE_ANY);
+		idtxt = mcp__rpc_id_is_raw(cur_id) ?
+		    strdup(json_string_value(cur_id) + 1) :
+		    json_dumps(cur_id, JSON_COMPACT | JSON_ENCODE_ANY);
 		if (idtxt != NULL) {
 			r = snprintf(line + n, sizeof(line) - n, "[id %.64s] ",
 			    idtxt);

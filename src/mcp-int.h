@@ -44,6 +44,9 @@
 #define MCP_DEF_GRACE_MS	5000
 #define MCP_DEF_MAX_INFLIGHT	4096	/* per session */
 #define MCP_DEF_MAX_WORKERS	64
+#define MCP_DEF_MAX_BATCH	128	/* messages in a JSON-RPC batch */
+#define MCP_DEF_MAX_SUBS	1024	/* resources/subscribe, per session */
+#define MCP_MAX_URI		8192	/* bytes of a subscribed or read uri */
 #define MCP_GROW_AFTER		0.02	/* s a call waits before the pool grows */
 
 /* Protocol versions as yyyymmdd, so features gate with >=. */
@@ -94,6 +97,7 @@ struct json_perr {
 	int	 code;
 	size_t	 position;
 	char	 text[80];
+	int	 has_nul;	/* not an error: a string held \u0000 */
 };
 
 json_t	*mcp__json_parse(const char *data, size_t len, struct json_perr *err)
@@ -106,6 +110,11 @@ struct rpc_fields;
 int	 mcp__json_parse_message(const char *data, size_t len,
 	    struct rpc_fields *f, json_t **whole, struct json_perr *err)
 	    MCP_HIDDEN;
+/* Are the N bytes at S UTF-8 (JSON's rules: no overlongs, surrogates)? */
+int	 mcp__utf8_valid(const char *s, size_t n) MCP_HIDDEN;
+/* V's string when V is a string without \u0000, else NULL: for the
+ * protocol's names, uris and arguments, which are C strings. */
+const char *mcp__json_cstr(const json_t *v) MCP_HIDDEN;
 /* Appends S (N bytes) as a JSON string; invalid UTF-8 becomes U+FFFD. */
 int	 mcp__buf_addstr(struct buf *b, const char *s, size_t n) MCP_HIDDEN;
 
@@ -178,6 +187,40 @@ int	 mcp__rpc_notification(struct buf *b, const char *method,
 /* A key that tells ids apart by value and JSON type ("i42", "s42"). */
 int	 mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
 	    MCP_HIDDEN;
+/* An integral id written as a real ("2.0", "1e2"), kept as TEXT (behind
+ * a 0xff byte, which no parsed string holds) so that it is echoed as
+ * sent; mcp__buf_addid writes any id. */
+json_t	*mcp__rpc_id_raw(const char *text, size_t len) MCP_HIDDEN;
+int	 mcp__rpc_id_is_raw(const json_t *id) MCP_HIDDEN;
+int	 mcp__rpc_integral(const char *text, size_t len, double *out)
+	    MCP_HIDDEN;
+int	 mcp__buf_addid(struct buf *b, const json_t *id) MCP_HIDDEN;
+
+/* The id of a message too large to parse, found by a streaming scan of
+ * its top-level members (jsonrpc.c). */
+struct idscan {
+	int	 state;
+	int	 depth;
+	int	 instr;
+	int	 esc;
+	int	 which;		/* the key just read: 1 id, 2 method */
+	char	 key[8];
+	size_t	 klen;
+	char	 val[64];	/* the id's value so far */
+	size_t	 vlen;
+	int	 vover;		/* too long to be an id */
+	char	 id[64];
+	size_t	 idlen;
+	int	 has_id;
+	int	 has_method;
+	int	 complete;	/* the whole object was seen */
+};
+
+void	 mcp__idscan_init(struct idscan *sc) MCP_HIDDEN;
+void	 mcp__idscan_feed(struct idscan *sc, const char *data, size_t len)
+	    MCP_HIDDEN;
+/* A new reference to the id found, or NULL. */
+json_t	*mcp__idscan_id(const struct idscan *sc) MCP_HIDDEN;
 
 /* ---- table.c: entries in registration order, hashed by key ---------- */
 
@@ -402,6 +445,7 @@ struct mcp_call {
 	size_t		 ptextlen;
 	json_t		*params;	/* built and owned by the worker */
 	json_t		*args;		/* borrowed from params */
+	int		 has_nul;	/* a string in params holds \u0000 */
 	atomic_int	 cancelled;
 	int		 version;	/* negotiated, for result shapes */
 	int		 dropped;	/* loop: no response is to be sent */
@@ -510,6 +554,8 @@ void	 mcp__clientreq_answer(struct session *s, struct rpc_fields *f)
 	    MCP_HIDDEN;
 void	 mcp__clientreq_drop(struct session *s, struct mcp_call *c)
 	    MCP_HIDDEN;
+/* Loop: the client sent notifications/initialized: held requests go. */
+void	 mcp__clientreq_ready(struct session *s) MCP_HIDDEN;
 /* Loop: the client sent notifications/roots/list_changed. */
 void	 mcp__clientreq_roots_changed(struct session *s) MCP_HIDDEN;
 
@@ -557,7 +603,9 @@ struct session {
 	struct session			*sprev;
 	json_t				*subs;		/* subscribed uris */
 	void				*route;		/* of the input being handled */
+	unsigned			 nrequests;	/* requests seen, ever */
 	int				 implicit;	/* stateless: no initialize needed */
+	int				 ready;		/* notifications/initialized came */
 };
 
 struct session *mcp__session_new(struct mcp_server *srv,
@@ -591,11 +639,15 @@ void	 mcp__protocol_complete(struct mcp_call *c) MCP_HIDDEN;
 void	 mcp__protocol_note(struct mcp_call *n) MCP_HIDDEN;
 /* Flags C cancelled; no answer will be sent for it. */
 void	 mcp__protocol_drop(struct mcp_call *c) MCP_HIDDEN;
+/* Drops every call whose answer was to go on ROUTE. */
+void	 mcp__protocol_drop_route(struct session *s, void *route)
+	    MCP_HIDDEN;
 /* Grace period over: answer every call still running with an error. */
 void	 mcp__protocol_abort(struct session *s) MCP_HIDDEN;
-/* Sends an error with the id omitted, e.g. for an oversized line. */
-void	 mcp__protocol_error(struct session *s, int code, const char *msg)
-	    MCP_HIDDEN;
+/* Sends an error to the request ID (NULL: the id omitted), e.g. for an
+ * oversized line. */
+void	 mcp__protocol_error(struct session *s, const json_t *id, int code,
+	    const char *msg) MCP_HIDDEN;
 const char *mcp__version_str(int version) MCP_HIDDEN;
 int	 mcp__version_of(const char *name) MCP_HIDDEN;
 
@@ -624,6 +676,7 @@ void	 mcp__stdio_free(struct stdio_transport *t) MCP_HIDDEN;
 #define MCP_DEF_EVENT_LOG	(256u * 1024)	/* per stream */
 #define MCP_DEF_SESSION_TIMEOUT	1800		/* s */
 #define MCP_DEF_SSE_RETRY	1000		/* ms */
+#define MCP_DEF_STREAM_AFTER	200		/* ms */
 
 struct http_conf {
 	char		*addr;		/* "127.0.0.1:8080", "[::1]:0" */
@@ -648,6 +701,8 @@ struct http_conf {
 	int		 sse_retry;	/* ms, the priming event's retry */
 	char		*auth_server;	/* for protected-resource metadata */
 	char		*resource_url;
+	char		*auth_scopes;	/* "a b": in 401s and the metadata */
+	int		 stream_after_ms; /* a waiting POST turns into a stream */
 };
 
 struct http;
@@ -694,6 +749,8 @@ struct mcp_server {
 	int			 page_size;
 	int			 grace_ms;
 	int			 tool_timeout_ms;
+	int			 max_batch;
+	int			 max_subscriptions;
 	struct registry		 reg;
 	struct features		 feat;
 	struct session		*sessions;	/* loop: every session */

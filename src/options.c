@@ -92,6 +92,46 @@ set_str(char **dst, const char *value)
 	return MCP_OK;
 }
 
+/*
+ * "read write": the scopes a 401 challenge names and the metadata lists,
+ * space-separated as in RFC 6749. Each is checked to be a scope-token
+ * (printable ASCII but space, '"' and '\\'), since it goes into a
+ * header.
+ */
+static int
+set_scopes(struct http_conf *c, const char *value)
+{
+	const char	*p;
+	char		*norm, *q;
+
+	norm = malloc(strlen(value) + 1);
+	if (norm == NULL)
+		return MCP_ENOMEM;
+	q = norm;
+	for (p = value; *p != '\0'; p++) {
+		if (*p == ' ') {
+			if (q > norm && q[-1] != ' ')
+				*q++ = ' ';
+			continue;
+		}
+		if (*p < 0x21 || *p > 0x7e || *p == '"' || *p == '\\') {
+			mcp_log(MCP_LOG_ERR, "option auth-scopes: a scope may "
+			    "not hold \"%c\" (RFC 6749 scope-token)", *p);
+			free(norm);
+			return MCP_EINVAL;
+		}
+		*q++ = *p;
+	}
+	while (q > norm && q[-1] == ' ')
+		q--;
+	*q = '\0';
+	free(c->auth_scopes);
+	c->auth_scopes = norm[0] != '\0' ? norm : NULL;
+	if (c->auth_scopes == NULL)
+		free(norm);
+	return MCP_OK;
+}
+
 int
 mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 {
@@ -121,6 +161,8 @@ mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 	NUM("page-size", 1, 1L << 20, srv->page_size)
 	NUM("grace-ms", 0, 3600000, srv->grace_ms)
 	NUM("tool-timeout", 0, 86400000, srv->tool_timeout_ms)
+	NUM("max-batch", 1, 1000000, srv->max_batch)
+	NUM("max-subscriptions", 0, 1000000, srv->max_subscriptions)
 	NUM("keepalive", 1, 3600, c->keepalive)
 	NUM("max-sessions", 1, 1000000, c->max_sessions)
 	NUM("max-inflight", 1, 1000000, c->max_inflight)
@@ -133,6 +175,7 @@ mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 	NUM("event-log", 0, 1L << 30, c->event_log)
 	NUM("session-timeout", 1, 86400 * 30, c->session_timeout)
 	NUM("sse-retry", 0, 3600000, c->sse_retry)
+	NUM("stream-after-ms", 0, 3600000, c->stream_after_ms)
 #undef NUM
 	if (strcmp(name, "http") == 0) {
 		p = strdup(value);
@@ -165,6 +208,8 @@ mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 		return set_str(&c->auth_server, value);
 	if (strcmp(name, "resource-url") == 0)
 		return set_str(&c->resource_url, value);
+	if (strcmp(name, "auth-scopes") == 0)
+		return set_scopes(c, value);
 	if (strcmp(name, "auth-token-file") == 0)
 		return read_token(value, &c->auth_token);
 	if (strcmp(name, "auth-token") == 0) {
@@ -202,5 +247,6 @@ mcp__http_conf_free(struct http_conf *c)
 	free(c->auth_token);
 	free(c->auth_server);
 	free(c->resource_url);
+	free(c->auth_scopes);
 	memset(c, 0, sizeof(*c));
 }

@@ -38,6 +38,7 @@ struct batch {
 	int		 sent;
 	struct session	*sess;
 	void		*route;		/* held until the answer is sent */
+	size_t		 max_out;	/* bytes its answer may take */
 	struct buf	 out;
 };
 
@@ -74,15 +75,35 @@ batch_unref(struct batch *bt)
 	free(bt);
 }
 
+/*
+ * Adds one answer (to the request ID) to the batch's. Past the batch's
+ * bound, the answer is replaced by an error that says so: a batch of
+ * cheap requests must not build an answer of any size.
+ */
 static void
-batch_add(struct batch *bt, const char *json, size_t len)
+batch_add(struct batch *bt, const json_t *id, const char *json, size_t len)
 {
-	if (mcp__buf_addc(&bt->out, bt->count ? ',' : '[') != MCP_OK ||
-	    mcp__buf_add(&bt->out, json, len) != MCP_OK) {
-		mcp_log(MCP_LOG_ERR, "batch: out of memory, answer lost");
-		return;
+	struct buf	 b = { 0 };
+	char		 msg[120];
+
+	if (bt->out.len + len + 2 > bt->max_out) {
+		snprintf(msg, sizeof(msg), "the batch's answer would exceed "
+		    "%zu bytes (4 x --max-message): this answer is left out",
+		    bt->max_out);
+		if (mcp__rpc_error(&b, id, MCP_RPC_INTERNAL_ERROR, msg, NULL) !=
+		    MCP_OK) {
+			mcp__buf_free(&b);
+			return;
+		}
+		json = b.data;
+		len = b.len;
 	}
-	bt->count++;
+	if (mcp__buf_addc(&bt->out, bt->count ? ',' : '[') != MCP_OK ||
+	    mcp__buf_add(&bt->out, json, len) != MCP_OK)
+		mcp_log(MCP_LOG_ERR, "batch: out of memory, answer lost");
+	else
+		bt->count++;
+	mcp__buf_free(&b);
 }
 
 /* What held *ROUTEP will send nothing more on it. */
@@ -112,12 +133,12 @@ batch_flush(struct batch *bt)
 	mcp__buf_free(&bt->out);
 }
 
-/* Sends the answer in B, or adds it to the batch. */
+/* Sends the answer in B (to the request ID), or adds it to the batch. */
 static void
-reply(struct session *s, struct batch *bt, struct buf *b)
+reply(struct session *s, struct batch *bt, const json_t *id, struct buf *b)
 {
 	if (bt != NULL)
-		batch_add(bt, b->data + b->off, b->len - b->off);
+		batch_add(bt, id, b->data + b->off, b->len - b->off);
 	else
 		mcp__session_answer(s, b->data + b->off, b->len - b->off);
 }
@@ -129,7 +150,7 @@ reply_error(struct session *s, struct batch *bt, const json_t *id, int code,
 	struct buf	 b = { 0 };
 
 	if (mcp__rpc_error(&b, id, code, msg, NULL) == MCP_OK)
-		reply(s, bt, &b);
+		reply(s, bt, id, &b);
 	mcp__buf_free(&b);
 }
 
@@ -145,7 +166,7 @@ reply_result_new(struct session *s, struct batch *bt, const json_t *id,
 		return;
 	}
 	if (mcp__rpc_result(&b, id, result) == MCP_OK)
-		reply(s, bt, &b);
+		reply(s, bt, id, &b);
 	else
 		reply_error(s, bt, id, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
@@ -154,9 +175,10 @@ reply_result_new(struct session *s, struct batch *bt, const json_t *id,
 }
 
 void
-mcp__protocol_error(struct session *s, int code, const char *msg)
+mcp__protocol_error(struct session *s, const json_t *id, int code,
+    const char *msg)
 {
-	reply_error(s, NULL, NULL, code, msg);
+	reply_error(s, NULL, id, code, msg);
 }
 
 /* ---- methods answered on the loop ------------------------------------ */
@@ -190,7 +212,7 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 		    "already initialized");
 		return;
 	}
-	want = json_string_value(json_object_get(params, "protocolVersion"));
+	want = mcp__json_cstr(json_object_get(params, "protocolVersion"));
 	if (want == NULL) {
 		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS,
 		    "initialize: protocolVersion must be a string");
@@ -248,7 +270,12 @@ do_list(struct session *s, struct batch *bt, const json_t *id,
 		    "cursor must be a string");
 		return;
 	}
-	cursor = json_string_value(cur);
+	cursor = mcp__json_cstr(cur);
+	if (cur != NULL && cursor == NULL) {
+		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS,
+		    "invalid cursor");
+		return;
+	}
 	if (kind < 0)
 		res = mcp__registry_list(&s->srv->reg, cursor,
 		    s->srv->page_size, s->version, &bad);
@@ -276,7 +303,7 @@ reply_no_resource(struct session *s, struct batch *bt, const json_t *id,
 	data = json_pack("{s:s}", "uri", uri);
 	if (mcp__rpc_error(&b, id, MCP_RPC_RESOURCE_NOT_FOUND, msg, data) ==
 	    MCP_OK)
-		reply(s, bt, &b);
+		reply(s, bt, id, &b);
 	mcp__buf_free(&b);
 	json_decref(data);
 }
@@ -286,13 +313,20 @@ uri_param(struct session *s, struct batch *bt, const json_t *id,
     json_t *params, const char *method)
 {
 	const char	*uri;
+	json_t		*v;
 	char		 msg[120];
 
-	uri = json_string_value(json_object_get(params, "uri"));
+	v = json_object_get(params, "uri");
+	uri = mcp__json_cstr(v);
 	if (uri == NULL) {
-		snprintf(msg, sizeof(msg), "%s: uri must be a string",
-		    method);
+		snprintf(msg, sizeof(msg), "%s: uri must be a string%s",
+		    method, json_is_string(v) ? " without \\u0000" : "");
 		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS, msg);
+	} else if (json_string_length(v) > MCP_MAX_URI) {
+		snprintf(msg, sizeof(msg), "%s: uri longer than %d bytes",
+		    method, MCP_MAX_URI);
+		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS, msg);
+		uri = NULL;
 	}
 	return uri;
 }
@@ -304,6 +338,7 @@ do_subscribe(struct session *s, struct batch *bt, const json_t *id,
 {
 	struct feat	*f;
 	const char	*uri;
+	char		 msg[160];
 
 	uri = uri_param(s, bt, id, params, on ? "resources/subscribe" :
 	    "resources/unsubscribe");
@@ -316,6 +351,16 @@ do_subscribe(struct session *s, struct batch *bt, const json_t *id,
 			return;
 		}
 		mcp__feat_unref(f);
+		if (json_object_get(s->subs, uri) == NULL &&
+		    json_object_size(s->subs) >=
+		    (size_t)s->srv->max_subscriptions) {
+			snprintf(msg, sizeof(msg), "resources/subscribe: this "
+			    "session has %d subscriptions, the most it may "
+			    "have (--max-subscriptions)",
+			    s->srv->max_subscriptions);
+			reply_error(s, bt, id, MCP_RPC_SERVER_BUSY, msg);
+			return;
+		}
 		if (s->subs == NULL)
 			s->subs = json_object();
 		if (s->subs == NULL ||
@@ -443,7 +488,7 @@ do_prompt_get(struct session *s, struct batch *bt, struct rpc_fields *f,
 	char		 msg[200], missing[130];
 
 	params = params_of(f);
-	name = json_string_value(json_object_get(params, "name"));
+	name = mcp__json_cstr(json_object_get(params, "name"));
 	args = json_object_get(params, "arguments");
 	if (name == NULL) {
 		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS,
@@ -456,9 +501,10 @@ do_prompt_get(struct session *s, struct batch *bt, struct rpc_fields *f,
 		return;
 	}
 	json_object_foreach(args, k, v)
-		if (!json_is_string(v)) {
+		if (mcp__json_cstr(v) == NULL) {
 			snprintf(msg, sizeof(msg), "prompts/get: argument "
-			    "%.100s must be a string", k);
+			    "%.100s must be a string%s", k, json_is_string(v) ?
+			    " without \\u0000" : "");
 			reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS, msg);
 			return;
 		}
@@ -499,8 +545,16 @@ do_complete(struct session *s, struct batch *bt, struct rpc_fields *f,
 		    "argument.value");
 		return;
 	}
+	if (mcp__json_cstr(json_object_get(ref, "type")) == NULL ||
+	    mcp__json_cstr(json_object_get(arg, "name")) == NULL ||
+	    mcp__json_cstr(json_object_get(arg, "value")) == NULL) {
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS,
+		    "completion/complete: ref.type, argument.name and "
+		    "argument.value may not hold \\u0000");
+		return;
+	}
 	if (strcmp(type, "ref/prompt") == 0) {
-		name = json_string_value(json_object_get(ref, "name"));
+		name = mcp__json_cstr(json_object_get(ref, "name"));
 		if (name != NULL)
 			e = mcp__feat_get(s->srv, FEAT_PROMPT, name);
 		if (e == NULL) {
@@ -510,7 +564,7 @@ do_complete(struct session *s, struct batch *bt, struct rpc_fields *f,
 			return;
 		}
 	} else if (strcmp(type, "ref/resource") == 0) {
-		name = json_string_value(json_object_get(ref, "uri"));
+		name = mcp__json_cstr(json_object_get(ref, "uri"));
 		if (name != NULL &&
 		    (e = mcp__feat_get(s->srv, FEAT_TEMPLATE, name)) == NULL)
 			e = mcp__feat_get(s->srv, FEAT_RESOURCE, name);
@@ -535,7 +589,7 @@ do_set_level(struct session *s, struct batch *bt, const json_t *id,
 {
 	int	 level;
 
-	level = mcp__level_parse(json_string_value(json_object_get(params,
+	level = mcp__level_parse(mcp__json_cstr(json_object_get(params,
 	    "level")));
 	if (level < 0) {
 		reply_error(s, bt, id, MCP_RPC_INVALID_PARAMS,
@@ -569,7 +623,7 @@ timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	mcp_log(MCP_LOG_NOTICE, "%s", msg);
 	rc = mcp__buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"id\":");
 	if (rc == MCP_OK)
-		rc = mcp__buf_addjson(&b, c->id);
+		rc = mcp__buf_addid(&b, c->id);
 	if (rc == MCP_OK)
 		rc = mcp__buf_adds(&b, ",\"result\":{\"content\":[{\"type\":"
 		    "\"text\",\"text\":");
@@ -580,7 +634,7 @@ timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	if (rc == MCP_OK) {
 		saved = c->sess->route;
 		c->sess->route = c->route;
-		reply(c->sess, c->batch, &b);
+		reply(c->sess, c->batch, c->id, &b);
 		c->sess->route = saved;
 	}
 	mcp__buf_free(&b);
@@ -678,6 +732,25 @@ mcp__protocol_drop(struct mcp_call *c)
 	}
 }
 
+/*
+ * The connection that ROUTE's answers were to go to is gone, and nobody
+ * can resume it: its calls (its batch's too) are cancelled, as if the
+ * client had sent notifications/cancelled for each.
+ */
+void
+mcp__protocol_drop_route(struct session *s, void *route)
+{
+	struct mcp_call	*c;
+	size_t		 i;
+
+	for (i = 0; i < s->nbuckets; i++)
+		for (c = s->buckets[i]; c != NULL; c = c->hnext)
+			if (!c->dropped && (c->route == route ||
+			    (c->batch != NULL && c->batch->route == route)))
+				mcp__protocol_drop(c);
+	mcp__server_check_drained(s->srv);
+}
+
 static void
 do_cancelled(struct session *s, json_t *params)
 {
@@ -703,7 +776,7 @@ notification(struct session *s, struct rpc_fields *f,
 	if (strcmp(m->method, "notifications/cancelled") == 0)
 		do_cancelled(s, params_of(f));
 	else if (strcmp(m->method, "notifications/initialized") == 0)
-		;		/* nothing to do: requests are already allowed */
+		mcp__clientreq_ready(s);	/* held requests may go */
 	else if (strcmp(m->method, "notifications/roots/list_changed") == 0)
 		mcp__clientreq_roots_changed(s);
 	else
@@ -789,6 +862,7 @@ message(struct session *s, struct batch *bt, struct rpc_fields *f)
 	mcp__rpc_classify(f, &m);
 	switch (m.kind) {
 	case RPC_REQUEST:
+		s->nrequests++;
 		mcp__log_set_request(m.id);
 		request(s, bt, f, &m);
 		mcp__log_set_request(NULL);
@@ -817,8 +891,15 @@ batch(struct session *s, json_t *arr)
 	char		 why[120];
 
 	if (json_array_size(arr) == 0) {
-		mcp__protocol_error(s, MCP_RPC_INVALID_REQUEST,
+		mcp__protocol_error(s, NULL, MCP_RPC_INVALID_REQUEST,
 		    "empty batch");
+		return;
+	}
+	if (json_array_size(arr) > (size_t)s->srv->max_batch) {
+		snprintf(why, sizeof(why), "a batch of %zu messages: at most "
+		    "%d are taken (--max-batch)", json_array_size(arr),
+		    s->srv->max_batch);
+		mcp__protocol_error(s, NULL, MCP_RPC_INVALID_REQUEST, why);
 		return;
 	}
 	if ((!s->initialized && !s->implicit) ||
@@ -826,18 +907,19 @@ batch(struct session *s, json_t *arr)
 		snprintf(why, sizeof(why), "batches are not supported by "
 		    "protocol %s", s->initialized || s->implicit ?
 		    mcp__version_str(s->version) : "before initialize");
-		mcp__protocol_error(s, MCP_RPC_INVALID_REQUEST, why);
+		mcp__protocol_error(s, NULL, MCP_RPC_INVALID_REQUEST, why);
 		return;
 	}
 	bt = calloc(1, sizeof(*bt));
 	if (bt == NULL) {
-		mcp__protocol_error(s, MCP_RPC_INTERNAL_ERROR,
+		mcp__protocol_error(s, NULL, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
 		return;
 	}
 	bt->refs = 1;
 	bt->parsing = 1;
 	bt->sess = s;
+	bt->max_out = 4 * s->srv->max_message;
 	s->refs++;
 	if (s->route != NULL && s->ops->hold != NULL) {
 		bt->route = s->route;
@@ -858,13 +940,24 @@ batch(struct session *s, json_t *arr)
 	batch_unref(bt);
 }
 
+/* The id of a message that could not be taken as a whole, or NULL. */
+static json_t *
+id_of(const char *data, size_t len)
+{
+	struct idscan	 sc;
+
+	mcp__idscan_init(&sc);
+	mcp__idscan_feed(&sc, data, len);
+	return mcp__idscan_id(&sc);
+}
+
 int
 mcp__protocol_input(struct session *s, const char *data, size_t len,
     struct buf *err)
 {
 	struct rpc_fields f;
 	struct json_perr e;
-	json_t		*whole;
+	json_t		*whole, *id;
 	char		 why[200];
 	int		 rc, code;
 
@@ -876,11 +969,15 @@ mcp__protocol_input(struct session *s, const char *data, size_t len,
 		code = e.code == MCP_JSON_ESYNTAX ? MCP_RPC_PARSE_ERROR :
 		    e.code == MCP_JSON_ENOMEM ? MCP_RPC_INTERNAL_ERROR :
 		    MCP_RPC_INVALID_REQUEST;
+		/* Refused, not unreadable: answer the request by its id. */
+		id = e.code == MCP_JSON_ESYNTAX ? NULL : id_of(data, len);
 		if (err == NULL) {
-			mcp__protocol_error(s, code, why);
+			reply_error(s, NULL, id, code, why);
+			json_decref(id);
 			return 0;
 		}
-		mcp__rpc_error(err, NULL, code, why, NULL);
+		mcp__rpc_error(err, id, code, why, NULL);
+		json_decref(id);
 		return -1;
 	}
 	if (rc == 1) {
@@ -889,7 +986,7 @@ mcp__protocol_input(struct session *s, const char *data, size_t len,
 	} else if (json_is_array(whole)) {
 		batch(s, whole);
 	} else {
-		mcp__protocol_error(s, MCP_RPC_INVALID_REQUEST,
+		mcp__protocol_error(s, NULL, MCP_RPC_INVALID_REQUEST,
 		    "message is not a JSON object");
 	}
 	json_decref(whole);
@@ -921,7 +1018,7 @@ mcp__protocol_complete(struct mcp_call *c)
 			reply_error(s, c->batch, c->id, MCP_RPC_INTERNAL_ERROR,
 			    "out of memory");
 		} else if (c->batch != NULL) {
-			batch_add(c->batch, c->out, c->outlen);
+			batch_add(c->batch, c->id, c->out, c->outlen);
 		} else {
 			mcp__session_answer(s, c->out, c->outlen);
 		}

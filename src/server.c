@@ -206,6 +206,8 @@ mcp_server_new(const char *name, const char *version)
 	srv->queue_size = MCP_DEF_QUEUE_SIZE;
 	srv->page_size = MCP_DEF_PAGE_SIZE;
 	srv->grace_ms = MCP_DEF_GRACE_MS;
+	srv->max_batch = MCP_DEF_MAX_BATCH;
+	srv->max_subscriptions = MCP_DEF_MAX_SUBS;
 	srv->hconf.base_path = strdup("");
 	srv->hconf.keepalive = MCP_DEF_KEEPALIVE;
 	srv->hconf.max_sessions = MCP_DEF_MAX_SESSIONS;
@@ -217,6 +219,7 @@ mcp_server_new(const char *name, const char *version)
 	srv->hconf.event_log = MCP_DEF_EVENT_LOG;
 	srv->hconf.session_timeout = MCP_DEF_SESSION_TIMEOUT;
 	srv->hconf.sse_retry = MCP_DEF_SSE_RETRY;
+	srv->hconf.stream_after_ms = MCP_DEF_STREAM_AFTER;
 	if (srv->hconf.base_path == NULL)
 		goto fail;
 	if (mcp__registry_new(&srv->reg) != MCP_OK)

@@ -4,10 +4,11 @@
  * and answers 202 at once; every answer goes down the stream. A stream is
  * an MHD callback response reading the session's queue: when the queue
  * is empty the reader suspends the connection (it never returns 0
- * without suspending, which would spin), and queueing resumes it. A
- * suspended connection cannot see its client leave, so each stream has
- * a keepalive comment, whose write finds a dead peer, and a stall bound.
- * Loop thread only.
+ * without suspending, which would spin), and queueing resumes it. MHD
+ * does not look at a suspended connection, so its socket is watched
+ * (mcp__http_watch): a client that leaves ends its session at once.
+ * Keepalive comments keep proxies from cutting an idle stream, and a
+ * stall bound cuts a client that stopped reading. Loop thread only.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -30,6 +31,7 @@ struct sse_stream {
 	uint32_t		 hash;
 	struct buf		 out;
 	ev_timer		 ka;		/* keepalive and stall check */
+	struct peer_watch	 pw;		/* suspended: did the client go? */
 	double			 drained_at;	/* last time out was read */
 	int			 suspended;
 	int			 ending;	/* finish once out is empty */
@@ -63,27 +65,36 @@ resume(struct sse_stream *st)
 	if (!st->suspended)
 		return;
 	st->suspended = 0;
+	mcp__http_unwatch(&st->pw);
 	MHD_resume_connection(st->conn);
 	mcp__http_wake(st->h);
 }
 
 /*
- * Ends a stream that cannot go on (its reader stopped reading, or a
- * write stalled): the socket is shut down, MHD closes the connection,
- * and the free callback ends the session.
+ * Ends a stream that cannot go on (its client left, its reader stopped
+ * reading, or a write stalled): the socket is shut down, MHD closes the
+ * connection, and the free callback ends the session. From here on the
+ * session takes no POST (404).
  */
 static void
-cut(struct sse_stream *st, const char *why)
+cut(struct sse_stream *st, int level, const char *why)
 {
 	if (st->cut)
 		return;
 	st->cut = 1;
 	st->ending = 1;
-	mcp_log(MCP_LOG_NOTICE, "sse: session %.8s: %s, closing it", st->id,
-	    why);
+	MCP_LOG(level, "sse: session %.8s: %s, closing it", st->id, why);
 	mcp__http_shutdown(st->conn);
 	mcp__buf_reset(&st->out);
 	resume(st);
+}
+
+/* The client closed the stream: its session ends now, and its calls are
+ * cancelled, not at the next keepalive. */
+static void
+gone(struct peer_watch *w)
+{
+	cut(w->owner, MCP_LOG_INFO, "the client closed the stream");
 }
 
 static int
@@ -99,7 +110,8 @@ queue(struct sse_stream *st, const char *a, size_t alen, const char *b,
 	memcpy(st->out.data + st->out.len + alen + blen, c, clen);
 	st->out.len += alen + blen + clen;
 	if (st->out.len - st->out.off > st->h->conf->max_queued) {
-		cut(st, "its reader stopped reading (--max-queued)");
+		cut(st, MCP_LOG_NOTICE,
+		    "its reader stopped reading (--max-queued)");
 		return MCP_ESTATE;
 	}
 	resume(st);
@@ -142,6 +154,7 @@ reader(void *cls, uint64_t pos, char *buf, size_t max)
 	/* Nothing to send: sleep until queue() resumes us. */
 	st->suspended = 1;
 	MHD_suspend_connection(st->conn);
+	mcp__http_watch(st->h, &st->pw, st->conn);
 	return 0;
 }
 
@@ -167,6 +180,7 @@ stream_free(void *cls)
 		st->next->prev = st->prev;
 	h->nstreams--;
 	ev_timer_stop(h->srv->loop, &st->ka);
+	mcp__http_unwatch(&st->pw);
 	if (st->sess->pending > 0)
 		MCP_LOG(MCP_LOG_INFO, "sse: session %.8s closed with %d calls "
 		    "in flight: their results will be dropped", st->id,
@@ -188,13 +202,15 @@ keepalive_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)revents;
 	if (st->out.len > st->out.off &&
 	    ev_now(loop) - st->drained_at > st->h->conf->idle_timeout) {
-		cut(st, "its writes stalled (--idle-timeout)");
+		cut(st, MCP_LOG_NOTICE, "its writes stalled (--idle-timeout)");
 		return;
 	}
 	if (st->out.len == st->out.off)
 		st->drained_at = ev_now(loop);
 	queue(st, ka, sizeof(ka) - 1, "", 0, "", 0);
 }
+
+static void	 link_stream(struct http *, struct sse_stream *);
 
 /* GET /sse: a new session, its stream, and the endpoint event. */
 int
@@ -231,6 +247,8 @@ mcp__sse_open(struct http *h, struct MHD_Connection *conn,
 	st->conn = conn;
 	st->hash = mcp__hash(st->id);
 	st->drained_at = ev_now(h->srv->loop);
+	st->pw.gone = gone;
+	st->pw.owner = st;
 	n = snprintf(ev, sizeof(ev), "event: endpoint\ndata: "
 	    "%s/messages?sessionId=%s\n\n", h->conf->base_path, st->id);
 	if (n < 0 || (size_t)n >= sizeof(ev) ||
@@ -240,10 +258,30 @@ mcp__sse_open(struct http *h, struct MHD_Connection *conn,
 	if (resp == NULL)
 		goto fail;
 	mcp__http_cors(resp, origin);
+	/*
+	 * Linked first: from here on stream_free owns ST, whether MHD
+	 * takes the response or destroying it frees ST at once.
+	 */
+	link_stream(h, st);
 	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);	/* stream_free runs when MHD is done */
 	if (rc != MHD_YES)
 		return rc;
+	mcp__http_serving(conn);
+	MCP_LOG(MCP_LOG_INFO, "sse: session %.8s opened (%d open)", st->id,
+	    h->nstreams);
+	return MHD_YES;
+
+fail:
+	mcp__session_close(st->sess);
+	mcp__buf_free(&st->out);
+	free(st);
+	return MHD_NO;
+}
+
+static void
+link_stream(struct http *h, struct sse_stream *st)
+{
 	st->hnext = h->buckets[st->hash % SSE_BUCKETS];
 	h->buckets[st->hash % SSE_BUCKETS] = st;
 	st->next = h->streams;
@@ -255,15 +293,6 @@ mcp__sse_open(struct http *h, struct MHD_Connection *conn,
 	    h->conf->keepalive);
 	st->ka.data = st;
 	ev_timer_start(h->srv->loop, &st->ka);
-	MCP_LOG(MCP_LOG_INFO, "sse: session %.8s opened (%d open)", st->id,
-	    h->nstreams);
-	return MHD_YES;
-
-fail:
-	mcp__session_close(st->sess);
-	mcp__buf_free(&st->out);
-	free(st);
-	return MHD_NO;
 }
 
 /* POST /messages: 202 for any valid message; the answer takes the stream. */

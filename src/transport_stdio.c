@@ -1,8 +1,9 @@
 /*
  * transport_stdio.c: MCP over JSON lines on two file descriptors (0 and
  * 1), non-blocking and driven by libev on the loop thread. Input is split
- * into lines with a size cap: a longer line is answered with an error and
- * skipped as it streams past, so memory stays bounded whatever arrives.
+ * into lines with a size cap: a longer line streams past unbuffered,
+ * scanned for its id, and is answered with an error by that id, so memory
+ * stays bounded whatever arrives and its caller still gets an answer.
  * Output is queued and written just before the loop blocks; while the
  * queue is over its cap (a client that stops reading), input pauses, so
  * nothing is lost and nothing grows without bound.
@@ -31,6 +32,7 @@ struct stdio_transport {
 	struct buf		 in;
 	size_t			 scanned;	/* see split() */
 	int			 skipping;	/* inside an oversized line */
+	struct idscan		 scan;		/* ... looking for its id */
 	struct buf		 out;
 	size_t			 out_cap;
 	int			 paused;	/* input stopped: output full */
@@ -146,15 +148,26 @@ line(struct stdio_transport *t, const char *p, size_t n)
 	mcp__protocol_input(t->sess, p, n, NULL);
 }
 
+/*
+ * A line over --max-message has ended (or the input did): it is answered
+ * with an error, by the request's id when the scan of its bytes found
+ * one (wherever in the line it was), so that the caller is not left
+ * waiting; a notification is not answered.
+ */
 static void
 oversized(struct stdio_transport *t)
 {
+	json_t	*id;
 	char	 msg[120];
 
 	snprintf(msg, sizeof(msg), "message exceeds the %zu-byte limit "
 	    "(--max-message); skipped", t->srv->max_message);
 	mcp_log(MCP_LOG_WARN, "stdio: %s", msg);
-	mcp__protocol_error(t->sess, MCP_RPC_INVALID_REQUEST, msg);
+	if (t->scan.complete && t->scan.has_method && !t->scan.has_id)
+		return;
+	id = mcp__idscan_id(&t->scan);
+	mcp__protocol_error(t->sess, id, MCP_RPC_INVALID_REQUEST, msg);
+	json_decref(id);
 }
 
 /*
@@ -180,8 +193,12 @@ split(struct stdio_transport *t)
 		if (n > 0 && p[n - 1] == '\r')
 			n--;		/* CR LF framing: the CR is not data */
 		if (t->skipping) {
+			mcp__idscan_feed(&t->scan, p, n);
 			t->skipping = 0;
+			oversized(t);
 		} else if (n > t->srv->max_message) {
+			mcp__idscan_init(&t->scan);
+			mcp__idscan_feed(&t->scan, p, n);
 			oversized(t);
 		} else if (mcp__pool_full(&t->srv->pool)) {
 			/*
@@ -199,10 +216,12 @@ split(struct stdio_transport *t)
 	}
 	held = (size_t)(end - p);
 	if (!t->blocked && !t->skipping && held > t->srv->max_message + 1) {
-		oversized(t);
+		/* Too long already: let it stream past, scanned for its id. */
+		mcp__idscan_init(&t->scan);
 		t->skipping = 1;
 	}
 	if (t->skipping) {
+		mcp__idscan_feed(&t->scan, p, held);
 		p = end;
 		held = 0;
 	}
@@ -228,6 +247,7 @@ read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct stdio_transport	*t = w->data;
 	ssize_t			 n;
+	size_t			 held;
 
 	(void)loop;
 	(void)revents;
@@ -244,7 +264,17 @@ read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	}
 	if (n == 0) {
 		/* A last line without its newline still counts. */
-		if (t->in.len > t->in.off && !t->skipping)
+		held = t->in.len - t->in.off;
+		if (held > 0 && t->in.data[t->in.len - 1] == '\r')
+			held--;
+		if (t->skipping) {
+			t->skipping = 0;
+			oversized(t);
+		} else if (held > t->srv->max_message) {
+			mcp__idscan_init(&t->scan);
+			mcp__idscan_feed(&t->scan, t->in.data + t->in.off, held);
+			oversized(t);
+		} else if (t->in.len > t->in.off)
 			line(t, t->in.data + t->in.off,
 			    t->in.len - t->in.off);
 		mcp__buf_reset(&t->in);

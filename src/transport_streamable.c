@@ -60,7 +60,9 @@ struct route {
 	size_t		 evcap;
 	struct req	*waiting;	/* its POST, not answered yet */
 	struct MHD_Connection *wconn;
-	ev_timer	 wait;		/* waited --keepalive: start a stream */
+	struct peer_watch pw;		/* ... and whether its client left */
+	int		 requests;	/* its POST carried requests */
+	ev_timer	 wait;		/* waited long enough: start a stream */
 	struct sconn	*sc;		/* the connection reading it */
 	double		 done_at;	/* when the last hold went */
 	int		 written;	/* all written once; kept a while */
@@ -76,10 +78,14 @@ struct sconn {
 	uint64_t	 pos;		/* absolute offset read up to */
 	struct buf	 extra;		/* priming, comments: before the log */
 	ev_timer	 ka;
+	struct peer_watch pw;		/* suspended: did the client go? */
 	double		 drained_at;
 	int		 suspended;
 	int		 ending;
 	int		 cut;
+	int		 json;		/* a JSON body, kept alive with blanks */
+	int		 gave_id;	/* an event id went out: resumable */
+	int		 left;		/* the client closed it */
 };
 
 struct ssess {
@@ -99,6 +105,7 @@ struct ssess {
 	double		 seen;		/* last request */
 };
 
+static void	 ssess_link(struct ssess *);
 static int	 st_send(struct session *, void *, const char *, size_t, int);
 static void	 st_hold(struct session *, void *, int);
 static void	 st_close(struct session *, void *);
@@ -167,22 +174,28 @@ ssess_new(struct http *h, int stateless)
 	ss->stateless = stateless;
 	ss->hash = mcp__hash(ss->id);
 	ss->seen = ev_now(h->srv->loop);
+	/* A stateless POST's session is listed too, though no request can
+	 * name it: the drain, the abort and the end must see its calls. */
+	if (stateless)
+		ssess_link(ss);
 	return ss;
 }
 
-/* Puts SS in the table: it has been initialized. */
+/* Lists SS; a stateful one, initialized, goes in the table too. */
 static void
 ssess_link(struct ssess *ss)
 {
 	struct http	*h = ss->h;
 
-	ss->hnext = h->sbuckets[ss->hash % SSE_BUCKETS];
-	h->sbuckets[ss->hash % SSE_BUCKETS] = ss;
+	if (!ss->stateless) {
+		ss->hnext = h->sbuckets[ss->hash % SSE_BUCKETS];
+		h->sbuckets[ss->hash % SSE_BUCKETS] = ss;
+		h->nssessions++;
+	}
 	ss->next = h->ssessions;
 	if (h->ssessions != NULL)
 		h->ssessions->prev = ss;
 	h->ssessions = ss;
-	h->nssessions++;
 	ss->linked = 1;
 }
 
@@ -192,8 +205,19 @@ sc_resume(struct sconn *sc)
 	if (!sc->suspended)
 		return;
 	sc->suspended = 0;
+	mcp__http_unwatch(&sc->pw);
 	MHD_resume_connection(sc->conn);
 	mcp__http_wake(sc->h);
+}
+
+/* A POST waiting for its answer goes on: to answer, or to stream. */
+static void
+wait_resume(struct route *r)
+{
+	ev_timer_stop(r->ss->h->srv->loop, &r->wait);
+	mcp__http_unwatch(&r->pw);
+	MHD_resume_connection(r->wconn);
+	mcp__http_wake(r->ss->h);
 }
 
 static void
@@ -229,15 +253,16 @@ route_free(struct route *r)
 	if (r->waiting != NULL) {
 		/* Its handler runs again and finds the route gone. */
 		r->waiting->route = NULL;
-		MHD_resume_connection(r->wconn);
-		mcp__http_wake(h);
+		wait_resume(r);
 	}
+	mcp__http_unwatch(&r->pw);
 	mcp__buf_free(&r->log);
 	free(r->ev);
 	free(r);
 }
 
 static void	 wait_cb(struct ev_loop *, ev_timer *, int);
+static void	 waiting_gone(struct peer_watch *);
 
 static struct route *
 route_new(struct ssess *ss, unsigned no)
@@ -250,8 +275,13 @@ route_new(struct ssess *ss, unsigned no)
 	r->ss = ss;
 	r->no = no;
 	r->json = no != 0 && ss->h->conf->json_response;
-	ev_timer_init(&r->wait, wait_cb, ss->h->conf->keepalive, 0.0);
+	/* SSE: stream soon, so that the priming event reaches the client
+	 * quickly; JSON: only for the keepalives a proxy needs. */
+	ev_timer_init(&r->wait, wait_cb, r->json ? ss->h->conf->keepalive :
+	    ss->h->conf->stream_after_ms / 1000.0, 0.0);
 	r->wait.data = r;
+	r->pw.gone = waiting_gone;
+	r->pw.owner = r;
 	r->prev = ss->tail;
 	if (ss->tail != NULL)
 		ss->tail->next = r;
@@ -272,20 +302,22 @@ ssess_end(struct ssess *ss)
 	struct http	*h = ss->h;
 	struct ssess	**pp;
 
-	if (ss->linked) {
+	if (ss->linked && !ss->stateless) {
 		for (pp = &h->sbuckets[ss->hash % SSE_BUCKETS]; *pp != NULL;
 		    pp = &(*pp)->hnext)
 			if (*pp == ss) {
 				*pp = ss->hnext;
 				break;
 			}
+		h->nssessions--;
+	}
+	if (ss->linked) {
 		if (ss->prev != NULL)
 			ss->prev->next = ss->next;
 		else
 			h->ssessions = ss->next;
 		if (ss->next != NULL)
 			ss->next->prev = ss->prev;
-		h->nssessions--;
 	}
 	/* Dropping the calls lets go of their routes (st_hold); calls
 	 * still running keep the session, not SS. */
@@ -369,6 +401,22 @@ cut(struct sconn *sc, int level, const char *why)
 	sc_resume(sc);
 }
 
+/*
+ * The client closed a stream: the connection goes now, not at the next
+ * keepalive; a standalone stream may be opened again at once. The
+ * route stays for a resumption (the spec: a disconnect is not a
+ * cancellation) if an event id went out on it; if none did, nobody can
+ * ever resume it, and sc_free cancels its calls.
+ */
+static void
+sconn_gone(struct peer_watch *w)
+{
+	struct sconn	*sc = w->owner;
+
+	sc->left = 1;
+	cut(sc, MCP_LOG_INFO, "the client closed it");
+}
+
 static int
 log_event(struct route *r, const char *json, size_t len)
 {
@@ -388,13 +436,20 @@ log_event(struct route *r, const char *json, size_t len)
 		r->evcap = n;
 	}
 	r->seq++;
-	/* "event: message\nid: <no>-<seq>\ndata: ", without printf. */
-	memcpy(head, "event: message\nid: ", 19);
-	n = 19 + mcp__fmt_int(head + 19, (long long)r->no);
-	head[n++] = '-';
-	n += mcp__fmt_int(head + n, (long long)r->seq);
-	memcpy(head + n, "\ndata: ", 7);
-	n += 7;
+	/* "event: message\nid: <no>-<seq>\ndata: ", without printf. With
+	 * no session nothing can resume, and ids would repeat across the
+	 * client's streams: a stateless event has none. */
+	if (r->ss->stateless) {
+		memcpy(head, "event: message\ndata: ", 21);
+		n = 21;
+	} else {
+		memcpy(head, "event: message\nid: ", 19);
+		n = 19 + mcp__fmt_int(head + 19, (long long)r->no);
+		head[n++] = '-';
+		n += mcp__fmt_int(head + n, (long long)r->seq);
+		memcpy(head + n, "\ndata: ", 7);
+		n += 7;
+	}
 	r->ev[r->nev].seq = r->seq;
 	r->ev[r->nev].at = log_end(r);
 	rc = mcp__buf_reserve(&r->log, n + len + 2);
@@ -420,11 +475,8 @@ kick(struct route *r)
 {
 	if (r->waiting != NULL) {
 		if ((r->holds == 0 && !r->inputting) || r->nnote > 0 ||
-		    r->closing) {
-			ev_timer_stop(r->ss->h->srv->loop, &r->wait);
-			MHD_resume_connection(r->wconn);
-			mcp__http_wake(r->ss->h);
-		}
+		    r->closing)
+			wait_resume(r);
 	} else if (r->sc != NULL)
 		sc_resume(r->sc);
 }
@@ -537,6 +589,8 @@ reader(void *cls, uint64_t pos, char *buf, size_t max)
 		return (ssize_t)n;
 	}
 	if (r != NULL && (end = log_end(r)) > sc->pos) {
+		if (!r->json && !r->ss->stateless)
+			sc->gave_id = 1;
 		if (sc->pos < r->base)
 			sc->pos = r->base;	/* trimmed: a gap */
 		n = (size_t)(end - sc->pos);
@@ -560,6 +614,7 @@ reader(void *cls, uint64_t pos, char *buf, size_t max)
 		return MHD_CONTENT_READER_END_OF_STREAM;
 	sc->suspended = 1;
 	MHD_suspend_connection(sc->conn);
+	mcp__http_watch(sc->h, &sc->pw, sc->conn);
 	return 0;
 }
 
@@ -578,6 +633,15 @@ sc_free(void *cls)
 		sc->next->prev = sc->prev;
 	h->nsconns--;
 	ev_timer_stop(h->srv->loop, &sc->ka);
+	mcp__http_unwatch(&sc->pw);
+	/* Its client left and had no event id to come back with: nobody
+	 * can ever read the answers, so the calls stop. */
+	if (r != NULL && sc->left && !sc->gave_id && r->no != 0 &&
+	    !r->ss->stateless && r->holds > 0) {
+		MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s: a stream with no "
+		    "event id was closed: its calls are cancelled", r->ss->id);
+		mcp__protocol_drop_route(r->ss->sess, r);
+	}
 	if (r != NULL) {
 		if (delivered(r) && r->ss->stateless) {
 			struct ssess	*ss = r->ss;
@@ -612,6 +676,7 @@ ka_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct sconn		*sc = w->data;
 	static const char	 ka[] = ": keepalive\n\n";
 	int			 behind;
+	const char		*text = sc->json ? "\n" : ka;
 
 	(void)revents;
 	behind = sc->extra.len > sc->extra.off ||
@@ -625,7 +690,7 @@ ka_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		sc->drained_at = ev_now(loop);
 	if (sc->ending)
 		return;
-	mcp__buf_add(&sc->extra, ka, sizeof(ka) - 1);
+	mcp__buf_adds(&sc->extra, text);
 	sc_resume(sc);
 }
 
@@ -680,35 +745,52 @@ start_stream(struct route *r, struct MHD_Connection *conn, uint64_t from,
 	sc->r = r;
 	sc->conn = conn;
 	sc->pos = from;
+	sc->json = r->json;
 	sc->drained_at = ev_now(h->srv->loop);
+	sc->pw.gone = sconn_gone;
+	sc->pw.owner = sc;
 	/* 2025-11-25 sessions: an id to come back with, and when. */
 	if (prime && primes(r)) {
 		n = snprintf(line, sizeof(line), "id: %u-%llu\nretry: %d\n"
 		    "data: \n\n", r->no, seq_before(r, from),
 		    h->conf->sse_retry);
 		mcp__buf_add(&sc->extra, line, (size_t)n);
+		sc->gave_id = 1;
 	}
-	resp = mcp__http_event_stream(reader, sc, sc_free);
+	if (r->json) {
+		/* A JSON body held open: blanks (which JSON allows before
+		 * a value) keep a proxy from timing it out. */
+		resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN,
+		    4096, reader, sc, sc_free);
+		if (resp != NULL)
+			MHD_add_response_header(resp, "Content-Type",
+			    "application/json");
+	} else
+		resp = mcp__http_event_stream(reader, sc, sc_free);
 	if (resp == NULL) {
 		mcp__buf_free(&sc->extra);
 		free(sc);
 		return MHD_NO;
 	}
 	headers(resp, r->ss, new_session, origin);
-	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);	/* sc_free runs when MHD is done */
-	if (rc != MHD_YES)
-		return rc;
+	/*
+	 * Linked first: from here on sc_free owns SC, whether MHD takes the
+	 * response or destroying it frees SC at once.
+	 */
 	r->sc = sc;
 	sc->next = h->sconns;
 	if (h->sconns != NULL)
 		h->sconns->prev = sc;
 	h->sconns = sc;
 	h->nsconns++;
-	mcp__http_streaming(conn);
 	ev_timer_init(&sc->ka, ka_cb, h->conf->keepalive, h->conf->keepalive);
 	sc->ka.data = sc;
 	ev_timer_start(h->srv->loop, &sc->ka);
+	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);	/* sc_free runs when MHD is done */
+	if (rc != MHD_YES)
+		return rc;
+	mcp__http_serving(conn);
 	return MHD_YES;
 }
 
@@ -757,6 +839,45 @@ primed_body(struct route *r)
 	return resp;
 }
 
+/* The first NEEDLE (N bytes) in HAY (LEN bytes), or NULL. */
+static const char *
+memfind(const char *hay, size_t len, const char *needle, size_t n)
+{
+	const char	*p = hay, *end = hay + len;
+
+	while ((size_t)(end - p) >= n &&
+	    (p = memchr(p, needle[0], (size_t)(end - p - n + 1))) != NULL) {
+		if (memcmp(p, needle, n) == 0)
+			return p;
+		p++;
+	}
+	return NULL;
+}
+
+/* A request that got no answer: 200, an empty event stream; frees R. */
+static enum MHD_Result
+empty_stream(struct route *r, struct MHD_Connection *conn, int new_session,
+    const char *origin)
+{
+	struct MHD_Response	*resp;
+	struct ssess		*ss = r->ss;
+	enum MHD_Result		 rc;
+
+	resp = MHD_create_response_from_buffer(0, NULL,
+	    MHD_RESPMEM_PERSISTENT);
+	if (resp == NULL)
+		return MHD_NO;
+	MHD_add_response_header(resp, "Content-Type", "text/event-stream");
+	MHD_add_response_header(resp, "Cache-Control", "no-cache, no-transform");
+	headers(resp, ss, new_session, origin);
+	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	MHD_destroy_response(resp);
+	route_free(r);
+	if (ss->stateless)
+		ssess_end(ss);
+	return rc;
+}
+
 /* Every answer of R is in its log: send it as one body, free R. */
 static enum MHD_Result
 answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
@@ -767,8 +888,15 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 	enum MHD_Result		 rc;
 	unsigned		 status = MHD_HTTP_OK;
 
+	/*
+	 * Nothing to say: 202 for notifications and responses; a request
+	 * (one cancelled before it ended) must get a body of a JSON-RPC
+	 * type, so an empty event stream, with no id to resume it by.
+	 */
+	if (r->log.len == r->log.off && r->requests)
+		return empty_stream(r, conn, new_session, origin);
 	if (r->log.len == r->log.off)
-		status = MHD_HTTP_ACCEPTED;	/* nothing to say */
+		status = MHD_HTTP_ACCEPTED;
 	else if (r->bad)
 		status = MHD_HTTP_BAD_REQUEST;
 	else if (r->failed && !r->json)
@@ -800,9 +928,12 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 		const char *d = r->log.data + r->log.off, *p;
 		size_t	 n = r->log.len - r->log.off;
 
-		if (!r->json && (p = strstr(d, "data: ")) != NULL) {
+		/* The log is not a C string: every search is bounded. */
+		if (!r->json && (p = memfind(d, n, "data: ", 6)) != NULL) {
+			n -= (size_t)(p + 6 - d);
 			d = p + 6;
-			n = strcspn(d, "\n");
+			if ((p = memchr(d, '\n', n)) != NULL)
+				n = (size_t)(p - d);
 		}
 		resp = MHD_create_response_from_buffer(n, (void *)d,
 		    MHD_RESPMEM_MUST_COPY);
@@ -827,12 +958,37 @@ wait_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	/* Nothing for a while: a stream, so that keepalives can flow. */
+	/* Not answered yet: a stream, primed with an event id to come back
+	 * with, and with keepalives to keep proxies from cutting it. */
 	if (r->waiting != NULL) {
 		r->stream = 1;
-		MHD_resume_connection(r->wconn);
-		mcp__http_wake(r->ss->h);
+		wait_resume(r);
 	}
+}
+
+/*
+ * The client of a POST still waiting for its answer closed the
+ * connection: it had no event id yet, so nobody can ever read what its
+ * requests answer, and their calls are cancelled. The handler runs once
+ * more and closes the connection.
+ */
+static void
+waiting_gone(struct peer_watch *w)
+{
+	struct route	*r = w->owner;
+	struct ssess	*ss = r->ss;
+
+	if (r->waiting == NULL)
+		return;
+	MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s: a POST's client left "
+	    "before its answer: its calls are cancelled",
+	    ss->stateless ? "-" : ss->id);
+	r->waiting->gone = 1;
+	wait_resume(r);
+	if (ss->stateless)
+		ssess_end(ss);		/* frees R */
+	else
+		mcp__protocol_drop_route(ss->sess, r);
 }
 
 /* ---- requests ----------------------------------------------------------- */
@@ -977,6 +1133,7 @@ mcp__mcp_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 	size_t		 len = rq->body.len;
 	enum MHD_Result	 rc = MHD_NO;
 	int		 fresh = 0, version, in;
+	unsigned	 nreq;
 
 	accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
 	if (!accepts(accept, "application/json") ||
@@ -1024,7 +1181,9 @@ mcp__mcp_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 	}
 	r->inputting = 1;
 	ss->sess->route = r;
+	nreq = ss->sess->nrequests;
 	in = mcp__protocol_input(ss->sess, body, len, &err);
+	r->requests = ss->sess->nrequests != nreq;
 	ss->sess->route = NULL;
 	r->inputting = 0;
 	if (in != 0) {
@@ -1061,10 +1220,11 @@ mcp__mcp_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		rq->route = NULL;
 		return start_stream(r, conn, r->base, 1, fresh, rq->origin);
 	}
-	/* A JSON body has nothing to stream meanwhile: it just waits. */
-	if (!r->json)
-		ev_timer_start(h->srv->loop, &r->wait);
+	/* Being served, however long the call runs: no request deadline. */
+	mcp__http_serving(conn);
+	ev_timer_start(h->srv->loop, &r->wait);
 	MHD_suspend_connection(conn);
+	mcp__http_watch(h, &r->pw, conn);
 	return MHD_YES;
 }
 
@@ -1075,12 +1235,23 @@ mcp__mcp_resumed(struct http *h, struct MHD_Connection *conn,
 {
 	struct route	*r = rq->route;
 
+	if (rq->gone) {
+		/* The client left (waiting_gone): close the connection. */
+		if (r != NULL) {
+			rq->route = NULL;
+			r->waiting = NULL;
+			if (r->holds == 0)
+				route_free(r);
+		}
+		return MHD_NO;
+	}
 	if (r == NULL)
 		return mcp__http_reply_rpc(conn, 404, -32001,
 		    "Session not found", rq->origin);
 	rq->route = NULL;
 	r->waiting = NULL;
 	ev_timer_stop(h->srv->loop, &r->wait);
+	mcp__http_unwatch(&r->pw);
 	if (r->holds == 0 && r->nnote == 0 && !r->closing && !r->stream)
 		return answer_whole(r, conn, rq->fresh, rq->origin);
 	return start_stream(r, conn, r->base, 1, rq->fresh, rq->origin);
@@ -1097,6 +1268,7 @@ mcp__mcp_req_done(struct req *rq)
 	rq->route = NULL;
 	r->waiting = NULL;
 	ev_timer_stop(r->ss->h->srv->loop, &r->wait);
+	mcp__http_unwatch(&r->pw);
 	if (r->ss->stateless)
 		ssess_end(r->ss);
 }
@@ -1218,6 +1390,8 @@ mcp__mcp_sweep(struct http *h, double now)
 
 	for (ss = h->ssessions; ss != NULL; ss = next) {
 		next = ss->next;
+		if (ss->stateless)
+			continue;	/* lives as long as its POST */
 		for (r = ss->head; r != NULL; r = rnext) {
 			rnext = r->next;
 			if (unclaimed(r) && now - r->done_at > DONE_KEEP)

@@ -263,14 +263,38 @@ async function nulBytes() {
 		    `raw NUL byte (${name}): one -32700 without an id`);
 	ok([300, 301, 302, 303].every((id) => s.answers(id).length === 0),
 	    'no id from a line with a raw NUL is answered');
-	// \u0000 is valid JSON; whatever the server makes of it, it answers
-	// the line exactly once and goes on.
+	// \u0000 is valid JSON: taken. echo reads it with "s%" and its length,
+	// and sends it back whole.
 	const n0 = s.msgs.length;
 	await s.write('{"jsonrpc":"2.0","id":304,"method":"tools/call","params":{"name":"echo","arguments":{"text":"a\\u0000b"}}}\n');
 	await s.write(ping('n-esc'));
 	await s.answer('n-esc');
-	ok(s.msgs.length - n0 === 2, 'an escaped \\u0000 gets exactly one answer, and the server goes on',
-	    show(s.msgs.slice(n0)));
+	let r = await s.answer(304);
+	ok(s.msgs.length - n0 === 2 && r && r.result && !r.result.isError &&
+	    r.result.content[0].text === 'a\u0000b',
+	    'an escaped \\u0000 is valid JSON: echo (s%) sends "a\\u0000b" back whole', show(s.msgs.slice(n0)));
+	// "s" would hand the callback a string cut short: refused, clearly.
+	await s.write('{"jsonrpc":"2.0","id":305,"method":"tools/call","params":{"name":"fail","arguments":{"message":"x\\u0000y"}}}\n');
+	r = await s.answer(305);
+	ok(r && r.result && r.result.isError === true &&
+	    /message: .*\\u0000.*"s%"/.test(r.result.content[0].text),
+	    'a \\u0000 read by "s" (fail\'s message): an isError result naming the argument and "s%"', show(r));
+	// In an id it is just a string id, echoed as sent.
+	await s.write('{"jsonrpc":"2.0","id":"i\\u0000d","method":"ping"}\n');
+	r = await s.answer('i\u0000d');
+	ok(r && r.result, 'a string id holding \\u0000 is answered with that id', show(r));
+	// In an object key jansson would cut it: refused, with the id.
+	await s.write('{"jsonrpc":"2.0","id":306,"method":"tools/call","params":{"name":"echo","arguments":{"te\\u0000xt":"a"}}}\n');
+	r = await s.answer(306);
+	ok(r && isErr(r, -32600) && /key/.test(r.error.message),
+	    'a \\u0000 in an object key: -32600 with the request\'s id', show(r));
+	// A uri, a prompt argument: C strings to the callback, so refused.
+	await s.write('{"jsonrpc":"2.0","id":307,"method":"resources/read","params":{"uri":"demo://readme\\u0000x"}}\n');
+	r = await s.answer(307);
+	ok(r && isErr(r, -32602), 'resources/read of a uri holding \\u0000: -32602', show(r));
+	await s.write('{"jsonrpc":"2.0","id":308,"method":"prompts/get","params":{"name":"review","arguments":{"language":"c\\u0000"}}}\n');
+	r = await s.answer(308);
+	ok(r && isErr(r, -32602), 'prompts/get with an argument holding \\u0000: -32602', show(r));
 	const ex = await s.finish();
 	ok(ex && ex.code === 0 && s.bad.length === 0, 'exits 0 at EOF after the NUL bytes', show(ex));
 }
@@ -281,19 +305,21 @@ async function hugeLine() {
 	const MiB = 1 << 20;
 	const chunk = Buffer.alloc(MiB, 'a');
 	const t0 = Date.now();
-	await s.writeFlow(Buffer.from('{"jsonrpc":"2.0","id":"huge","method":"tools/call","params":{"name":"echo","arguments":{"text":"'));
+	// In the TypeScript SDK's order: the id comes last, after the params.
+	await s.writeFlow(Buffer.from('{"method":"tools/call","params":{"name":"echo","arguments":{"text":"'));
 	for (let i = 0; i < 100; i++)
 		await s.writeFlow(chunk);
-	await s.writeFlow(Buffer.from('"}}}\n'));
+	await s.writeFlow(Buffer.from('"}},"jsonrpc":"2.0","id":"huge"}\n'));
 	await s.write(call('after', 'echo', { text: 'next line' }));
 	const r = await s.answer('after', 60000);
 	const st = s.status();
 	ok(r && r.result && r.result.content[0].text === 'next line',
 	    'a 100 MiB line: the request on the next line is answered', show(r), s.stderr.slice(-400));
-	const errs = s.noId();
+	const errs = s.answers('huge');
 	ok(errs.length === 1 && isErr(errs[0], -32600) && /limit|max/i.test(errs[0].error.message),
-	    'a 100 MiB line: exactly one -32600 error, without an id, naming the limit', show(errs));
-	ok(s.answers('huge').length === 0, 'a 100 MiB line: its id is never answered');
+	    'a 100 MiB line whose id comes last: exactly one -32600 error, with that id, naming the limit',
+	    show(errs));
+	ok(s.noId().length === 0, 'a 100 MiB line: no error without an id', show(s.noId()));
 	ok(st && st.VmHWM !== null && st.VmHWM < 48 * 1024,
 	    `a 100 MiB line: peak RSS (VmHWM) stays under 48 MiB`, `VmHWM ${st && st.VmHWM} kB`);
 	const ex = await s.finish();
@@ -319,24 +345,23 @@ async function maxMessage() {
 	let r = await s.answer('at');
 	ok(r && r.result && r.result.content[0].text === padText('at', 1024),
 	    'a 1024-byte message with --max-message 1024 is answered', show(r));
-	// One byte over: refused without an id, and the next line works.
+	// One byte over: refused with its id, and the next line works.
 	let before = s.noId().length;
 	await s.write(sized('over', 1025) + '\n' + JSON.stringify(ping('over-next')) + '\n');
 	r = await s.answer('over-next');
-	let errs = s.noId().slice(before);
+	let errs = s.answers('over');
 	ok(r && r.result && errs.length === 1 && isErr(errs[0], -32600) &&
-	    s.answers('over').length === 0,
-	    'a 1025-byte message gets one -32600 without an id; the next line in the same write is answered',
+	    s.noId().length === before,
+	    'a 1025-byte message gets one -32600 with its id; the next line in the same write is answered',
 	    show(errs), show(r));
 	// At the limit, the newline in a later write: still accepted.
 	await s.write(sized('at2', 1024));
 	await sleep(100);
 	await s.write('\n');
 	r = await s.answer('at2');
-	ok(r && r.result && s.noId().length === before + 1,
+	ok(r && r.result && s.noId().length === before,
 	    'a 1024-byte message whose newline comes in a later write is answered', show(r), show(s.noId()));
 	// Over the limit, trickled in small writes: one error, then back in sync.
-	before = s.noId().length;
 	const line = sized('trickle', 3000);
 	for (let i = 0; i < line.length; i += 500) {
 		await s.write(line.slice(i, i + 500));
@@ -344,11 +369,24 @@ async function maxMessage() {
 	}
 	await s.write('\n' + JSON.stringify(ping('trickle-next')) + '\n');
 	r = await s.answer('trickle-next');
-	errs = s.noId().slice(before);
-	ok(r && r.result && errs.length === 1 && isErr(errs[0], -32600) &&
-	    s.answers('trickle').length === 0,
-	    'a 3000-byte message written in 500-byte pieces gets one -32600; the next line is answered',
+	errs = s.answers('trickle');
+	ok(r && r.result && errs.length === 1 && isErr(errs[0], -32600) && s.noId().length === before,
+	    'a 3000-byte message written in 500-byte pieces gets one -32600 with its id; the next line is answered',
 	    show(errs));
+	// An oversized notification is not answered (it has no id to answer).
+	await s.write(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress',
+	    params: { progressToken: 1, progress: 1, pad: 'y'.repeat(2000) } }) + '\n');
+	await s.write(ping('notif-next'));
+	r = await s.answer('notif-next');
+	ok(r && r.result && s.noId().length === before,
+	    'an oversized notification is skipped without an answer', show(s.noId()));
+	// An id that cannot be read before the limit nor after it: none.
+	await s.write('{"jsonrpc":"2.0","method":"ping","params":{"p":"' + 'z'.repeat(2000) + '"}\n');
+	await s.write(ping('noid-next'));
+	r = await s.answer('noid-next');
+	ok(r && r.result && s.noId().length === before + 1 && isErr(s.noId()[before], -32600),
+	    'an oversized message with no id: one -32600 without an id', show(s.noId()));
+	before = s.noId().length;
 	// A line may end in CR LF: the CR is framing, not part of the message.
 	before = s.noId().length;
 	await s.write(sized('crlf', 1023) + '\r\n');
@@ -364,6 +402,17 @@ async function maxMessage() {
 	    show(r), show(s.noId().slice(before)));
 	const ex = await s.finish();
 	ok(ex && ex.code === 0 && s.bad.length === 0, 'exits 0 after the oversized lines', show(ex));
+	// The last line, at EOF without its newline: the same limit.
+	for (const [len, want] of [[1024, true], [1025, false]]) {
+		const e = new Server(['--max-message', '1024']);
+		await e.init();
+		await e.write(sized(`eof${len}`, len));
+		const ee = await e.finish();
+		const a = e.answers(`eof${len}`)[0];
+		ok(ee && ee.code === 0 && (want ? a && a.result : a && isErr(a, -32600)),
+		    `a last line of ${len} bytes at EOF, no newline: ${want ? 'answered' : 'refused (-32600, with its id)'}`,
+		    show(a), show(ee));
+	}
 }
 
 async function deepNesting() {
@@ -379,11 +428,17 @@ async function deepNesting() {
 		    '['.repeat(N) + ']'.repeat(N) + '}}',
 	};
 	let i = 0;
+	const deep = cases['a request whose params nest 100000 deep'];
+	delete cases['a request whose params nest 100000 deep'];
 	for (const [name, line] of Object.entries(cases))
 		await oneErrorThenPing(s, line, `d${i++}`,
 		    (m) => m && m.error && (m.error.code === -32700 || m.error.code === -32600) && !('id' in m),
 		    `${name}: one error without an id, no crash`);
-	ok(s.answers('deep').length === 0, 'the deeply nested request is not answered with its id');
+	// Refused, though readable as far as its id: answered by that id.
+	await s.write(deep + '\n');
+	const a = await s.answer('deep');
+	ok(a && isErr(a, -32600) && /deep/.test(a.error.message) && s.answers('deep').length === 1,
+	    'a request whose params nest 100000 deep: one -32600 with its id, no crash', show(a));
 	// Moderate nesting is fine.
 	await s.write('{"jsonrpc":"2.0","id":"deep100","method":"ping","params":{"a":' +
 	    '['.repeat(100) + ']'.repeat(100) + '}}\n');

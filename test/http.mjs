@@ -605,10 +605,11 @@ async function statuses(t) {
 		const c = rawConn(port);
 		await c.connected;
 		c.sock.write(`POST ${ep} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
-		    'Content-Type: application/json\r\nContent-Length: 100000\r\n\r\n');
+		    'Content-Type: application/json\r\nContent-Length: 100000\r\n' +
+		    'Expect: 100-continue\r\n\r\n');
 		await c.until(() => c.status() !== null || c.closedAt !== null, 3000);
 		t.ok(c.status() === 413,
-		    'Content-Length: 100000 with no body sent: 413 at once (checked before reading)',
+		    'Content-Length: 100000, Expect: 100-continue, no body sent: 413 at once (checked before reading)',
 		    `got ${show(c.data.slice(0, 200))} closed ${c.closedAt}`);
 		c.sock.destroy();
 	}

@@ -192,9 +192,24 @@ t_classify_valid(void)
 	 * A NUL inside the method must not match "ping". The parser refuses
 	 * \u0000 outright; a json_t built by hand can still carry one.
 	 */
-	snprintf(js, sizeof(js), "{\"method\":\"ping\\u0000x\"}");
-	ok(mcp__json_parse_message(js, strlen(js), &f, &whole, &e) == -1 &&
-	    whole == NULL, "parser: \\u0000 refused");
+	snprintf(js, sizeof(js), "{\"jsonrpc\":\"2.0\",\"id\":1,"
+	    "\"method\":\"ping\\u0000x\"}");
+	ok(mcp__json_parse_message(js, strlen(js), &f, &whole, &e) == 1 &&
+	    whole == NULL, "parser: \\u0000 in a method");
+	mcp__rpc_classify(&f, &m);
+	ok(m.method == NULL || strcmp(m.method, "ping") != 0,
+	    "parser: \"ping\\u0000x\" is not ping");
+	mcp__rpc_fields_clear(&f);
+	snprintf(js, sizeof(js), "{\"a\\u0000b\":1}");
+	ok(mcp__json_parse(js, strlen(js), &e) == NULL && e.code == 3,
+	    "parser: \\u0000 in an object key is refused (not a syntax error)");
+	snprintf(js, sizeof(js), "[\"a\\u0000b\"]");
+	v = mcp__json_parse(js, strlen(js), &e);
+	ok(v != NULL && e.has_nul == 1 &&
+	    json_string_length(json_array_get(v, 0)) == 3 &&
+	    memcmp(json_string_value(json_array_get(v, 0)), "a\0b", 3) == 0,
+	    "parser: \\u0000 in a string value: kept, with its length");
+	json_decref(v);
 	v = json_pack("{s:s, s:i, s:s%}", "jsonrpc", "2.0", "id", 1,
 	    "method", "ping\0x", (size_t)6);
 	mcp__rpc_fields_from_json(v, &f);
@@ -307,9 +322,12 @@ t_classify_invalid(void)
 	    RPC_INVALID, idtype, 0);
 	classify("{\"jsonrpc\":\"2.0\",\"id\":1.5,\"method\":\"ping\"}",
 	    RPC_INVALID, "id must be an integer or a string", 0);
+	/* Integers to JSON Schema: taken (t_id_key checks the echo). */
 	classify("{\"jsonrpc\":\"2.0\",\"id\":1.0,\"method\":\"ping\"}",
-	    RPC_INVALID, "id must be an integer or a string", 0);
+	    RPC_REQUEST, NULL, 1);
 	classify("{\"jsonrpc\":\"2.0\",\"id\":1e3,\"method\":\"ping\"}",
+	    RPC_REQUEST, NULL, 1);
+	classify("{\"jsonrpc\":\"2.0\",\"id\":1e-3,\"method\":\"ping\"}",
 	    RPC_INVALID, "id must be an integer or a string", 0);
 
 	/* params present but not structured. */
@@ -616,7 +634,7 @@ t_id_key(void)
 	/* Not a valid id. */
 	is_int(key_of(json_null(), k1), MCP_EINVAL, "null: EINVAL");
 	is_int(key_of(json_true(), k1), MCP_EINVAL, "true: EINVAL");
-	is_int(key_of(json_real(1.0), k1), MCP_EINVAL, "1.0: EINVAL");
+	is_int(key_of(json_real(1.5), k1), MCP_EINVAL, "1.5: EINVAL");
 	is_int(key_of(json_object(), k1), MCP_EINVAL, "{}: EINVAL");
 	is_int(key_of(json_array(), k1), MCP_EINVAL, "[]: EINVAL");
 
@@ -813,6 +831,135 @@ t_base64(void)
 	free(s);
 }
 
+/* Ids written as reals: taken, echoed as sent, keyed as the integer. */
+static void
+t_raw_ids(void)
+{
+	static const char *const texts[] = { "2.0", "1e2", "-0.0", "1E+3",
+	    "12345678901234567890" };
+	struct rpc_fields f;
+	struct json_perr e;
+	struct buf	 b = { 0 };
+	json_t		*whole, *id;
+	char		 js[200], k1[40], k2[40];
+	size_t		 i;
+
+	for (i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		snprintf(js, sizeof(js), "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+		    "\"method\":\"ping\"}", texts[i]);
+		if (!ok(mcp__json_parse_message(js, strlen(js), &f, &whole,
+		    &e) == 1, "%s: parsed", texts[i]))
+			continue;
+		mcp__buf_reset(&b);
+		mcp__rpc_result(&b, f.id, json_object());
+		snprintf(js, sizeof(js), "{\"jsonrpc\":\"2.0\",\"id\":%s,"
+		    "\"result\":{}}", texts[i]);
+		ok(b.len == strlen(js) && memcmp(b.data, js, b.len) == 0,
+		    "%s: echoed as sent", texts[i]);
+		mcp__rpc_fields_clear(&f);
+	}
+	/* The key of 2.0 is the key of 2, whichever form it takes. */
+	id = mcp__rpc_id_raw("2.0", 3);
+	key_of(json_integer(2), k1);
+	key_of(id, k2);
+	is_str(k2, k1, "raw 2.0 has the key of 2");
+	key_of(json_real(2.0), k2);
+	is_str(k2, k1, "the real 2.0 (a cancel's requestId) too");
+	key_of(json_string("2"), k2);
+	ok(strcmp(k1, k2) != 0, "but not the key of \"2\"");
+	json_decref(id);
+	/* No parsed string is taken for a raw id: 0xff is never UTF-8. */
+	snprintf(js, sizeof(js), "{\"jsonrpc\":\"2.0\",\"id\":\"\xff" "2.0\","
+	    "\"method\":\"ping\"}");
+	ok(mcp__json_parse_message(js, strlen(js), &f, &whole, &e) == -1,
+	    "a string id starting with byte 0xff is refused (not UTF-8)");
+	snprintf(js, sizeof(js), "{\"jsonrpc\":\"2.0\",\"id\":[\"2.0\"],"
+	    "\"method\":\"ping\"}");
+	if (ok(mcp__json_parse_message(js, strlen(js), &f, &whole, &e) == 1,
+	    "[\"2.0\"]: parsed")) {
+		struct rpc_msg	 m;
+
+		mcp__rpc_classify(&f, &m);
+		ok(m.kind == RPC_INVALID && m.id == NULL,
+		    "an array id is refused, never echoed");
+		mcp__rpc_fields_clear(&f);
+	}
+	mcp__buf_free(&b);
+}
+
+/* The streaming scan for the id of a message too large to parse. */
+static void
+t_idscan(void)
+{
+	static const struct {
+		const char	*js;
+		const char	*id;	/* its JSON, NULL for none */
+		int		 method;
+	} cases[] = {
+		{ "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"x\"}", "7", 1 },
+		{ "{\"method\":\"x\",\"params\":{\"id\":1,\"a\":[\"}\",{\"id\":2}]},"
+		    "\"id\":\"last\"}", "\"last\"", 1 },
+		{ "{\"params\":{\"s\":\"\\\"id\\\":9\"},\"id\":\"a\\\"b\"}",
+		    "\"a\\\"b\"", 0 },
+		{ " { \"id\" : 2.0 , \"method\" : \"x\" } ", "2.0", 1 },
+		{ "{\"id\":null}", NULL, 0 },
+		{ "{\"id\":{\"a\":1}}", NULL, 0 },
+		{ "{\"id\":1.5}", NULL, 0 },
+		{ "{\"method\":\"n\"}", NULL, 1 },
+		{ "[{\"id\":1}]", NULL, 0 },
+		{ "{\"idx\":1,\"xid\":2}", NULL, 0 },
+		{ "{\"id\":1,\"id\":2}", "2", 0 },
+	};
+	struct idscan	 sc;
+	struct buf	 b = { 0 };
+	json_t		*id;
+	size_t		 i, k, n;
+	int		 good;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		n = strlen(cases[i].js);
+		/* Whole, and one byte at a time: the same answer. */
+		for (k = 0; k < 2; k++) {
+			size_t	 j;
+
+			mcp__idscan_init(&sc);
+			if (k == 0)
+				mcp__idscan_feed(&sc, cases[i].js, n);
+			else
+				for (j = 0; j < n; j++)
+					mcp__idscan_feed(&sc, cases[i].js + j, 1);
+			id = mcp__idscan_id(&sc);
+			mcp__buf_reset(&b);
+			if (id != NULL)
+				mcp__buf_addid(&b, id);
+			good = cases[i].id == NULL ? id == NULL : id != NULL &&
+			    b.len == strlen(cases[i].id) &&
+			    memcmp(b.data, cases[i].id, b.len) == 0;
+			ok(good && sc.has_method == cases[i].method,
+			    "idscan %s (%s): id %s, method %d", cases[i].js,
+			    k == 0 ? "whole" : "bytewise",
+			    cases[i].id != NULL ? cases[i].id : "none",
+			    cases[i].method);
+			json_decref(id);
+		}
+	}
+	/* A long id value is no id; a cut message keeps what it saw. */
+	mcp__idscan_init(&sc);
+	mcp__idscan_feed(&sc, "{\"id\":\"", 7);
+	for (i = 0; i < 100; i++)
+		mcp__idscan_feed(&sc, "x", 1);
+	mcp__idscan_feed(&sc, "\"}", 2);
+	id = mcp__idscan_id(&sc);
+	ok(id == NULL && sc.complete, "a 100-byte id is too long to keep");
+	mcp__idscan_init(&sc);
+	mcp__idscan_feed(&sc, "{\"id\":5,\"params\":{\"x\":\"", 25);
+	id = mcp__idscan_id(&sc);
+	ok(json_integer_value(id) == 5 && !sc.complete,
+	    "an id read before the cut is kept");
+	json_decref(id);
+	mcp__buf_free(&b);
+}
+
 int
 main(void)
 {
@@ -821,6 +968,8 @@ main(void)
 	t_params_scan();
 	t_build();
 	t_id_key();
+	t_raw_ids();
+	t_idscan();
 	t_buf();
 	t_base64();
 	return tap_done();

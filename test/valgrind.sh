@@ -160,7 +160,8 @@ EOF
 }
 # Answers (48): p0 early 1 2-5 6-8 12-19 20-23, two parse
 # errors, 25, id null, id 1.5, 26-29 (4), 900..993, "str", the overflow,
-# the batch refusal, the empty batch, the non-object, 31, 32 (oversized),
+# the batch refusal, the empty batch, the non-object, 31, 32 (oversized,
+# answered by its id),
 # 33 (bad UTF-8), 34, 35, three nesting errors, 9 twice, 11. Not 10
 # or the long id (cancelled).
 count_a=48
@@ -197,7 +198,7 @@ if want a "$@"; then
 	check a "$rc"
 	expect a "$count_a" '"id":11,"result":\{"content":\[\{"type":"text","text":"slept 500 ms"' \
 	    '"id":9,"error":\{"code":-32600' '"id":9,"result"' \
-	    '^\{"jsonrpc":"2.0","error":\{"code":-32600,"message":"message exceeds'
+	    '^\{"jsonrpc":"2.0","id":32,"error":\{"code":-32600,"message":"message exceeds'
 fi
 
 if want b "$@"; then

@@ -40,10 +40,12 @@ static void
 echo(mcp_call *call)
 {
 	const char	*text;
+	size_t		 len;
 
-	if (mcp_args_unpack(call, "{s:s}", "text", &text) != MCP_OK)
+	/* s% gives the length too: the text may hold \u0000. */
+	if (mcp_args_unpack(call, "{s:s%}", "text", &text, &len) != MCP_OK)
 		return;		/* isError is set, with jansson's message */
-	mcp_result_text(call, text);
+	mcp_result_textn(call, text, len);
 }
 
 static void
@@ -57,7 +59,7 @@ add(mcp_call *call)
 		mcp_result_error(call, "the sum is too large for a double");
 		return;
 	}
-	mcp_result_textf(call, "%.17g", a + b);
+	/* The text copy is the serialised JSON, made by the library. */
 	mcp_result_json_new(call, json_pack("{s:f}", "sum", a + b));
 }
 
