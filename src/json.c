@@ -609,6 +609,55 @@ skip(struct parser *ps)
 }
 
 /*
+ * The number of elements of the array that DATA holds, counted without
+ * building it (a batch is bounded before it costs memory); -1 if DATA
+ * is not a valid JSON array.
+ */
+long
+mcp__json_array_count(const char *data, size_t len)
+{
+	struct parser	 ps;
+	struct json_perr e;
+	long		 n = 0;
+	int		 rc;
+
+	memset(&e, 0, sizeof(e));
+	memset(&ps, 0, sizeof(ps));
+	ps.start = ps.p = (const unsigned char *)data;
+	ps.end = ps.p + len;
+	ps.err = &e;
+	skip_ws(&ps);
+	if (ps.p >= ps.end || *ps.p != '[')
+		return -1;
+	ps.p++;
+	ps.depth = 1;
+	skip_ws(&ps);
+	if (ps.p < ps.end && *ps.p == ']') {
+		ps.p++;
+	} else {
+		for (;;) {
+			if (skip(&ps) != 0) {
+				n = -1;
+				break;
+			}
+			n++;
+			rc = next_item(&ps, ']');
+			if (rc < 0) {
+				n = -1;
+				break;
+			}
+			if (rc == 0)
+				break;
+		}
+	}
+	skip_ws(&ps);
+	if (n >= 0 && ps.p != ps.end)
+		n = -1;
+	mcp__buf_free(&ps.tmp);
+	return n;
+}
+
+/*
  * A params object: checked and left as text (F->praw), noting what the
  * loop needs: tools/call's name and whether arguments is an object.
  */

@@ -103,6 +103,8 @@ struct json_perr {
 json_t	*mcp__json_parse(const char *data, size_t len, struct json_perr *err)
 	    MCP_HIDDEN;
 size_t	 mcp__fmt_int(char *out, long long v) MCP_HIDDEN;
+/* How many elements the JSON array in DATA has, or -1: not an array. */
+long	 mcp__json_array_count(const char *data, size_t len) MCP_HIDDEN;
 struct rpc_fields;
 /* Parses one message: an object fills F without building it as a whole
  * (returns 1); anything else comes back in *WHOLE (returns 0); -1 on

@@ -895,13 +895,6 @@ batch(struct session *s, json_t *arr)
 		    "empty batch");
 		return;
 	}
-	if (json_array_size(arr) > (size_t)s->srv->max_batch) {
-		snprintf(why, sizeof(why), "a batch of %zu messages: at most "
-		    "%d are taken (--max-batch)", json_array_size(arr),
-		    s->srv->max_batch);
-		mcp__protocol_error(s, NULL, MCP_RPC_INVALID_REQUEST, why);
-		return;
-	}
 	if ((!s->initialized && !s->implicit) ||
 	    s->version != MCP_V20250326) {
 		snprintf(why, sizeof(why), "batches are not supported by "
@@ -959,8 +952,23 @@ mcp__protocol_input(struct session *s, const char *data, size_t len,
 	struct json_perr e;
 	json_t		*whole, *id;
 	char		 why[200];
+	long		 n;
 	int		 rc, code;
 
+	/* A batch: bounded before it is built (a 4 MiB line holds 90,000
+	 * small requests). */
+	if (len > 0 && (data[0] == '[' || data[0] == ' ' || data[0] == '\t' ||
+	    data[0] == '\r' || data[0] == '\n') &&
+	    (n = mcp__json_array_count(data, len)) > s->srv->max_batch) {
+		snprintf(why, sizeof(why), "a batch of %ld messages: at most "
+		    "%d are taken (--max-batch)", n, s->srv->max_batch);
+		if (err == NULL) {
+			mcp__protocol_error(s, NULL, MCP_RPC_INVALID_REQUEST, why);
+			return 0;
+		}
+		mcp__rpc_error(err, NULL, MCP_RPC_INVALID_REQUEST, why, NULL);
+		return -1;
+	}
 	rc = mcp__json_parse_message(data, len, &f, &whole, &e);
 	if (rc < 0) {
 		snprintf(why, sizeof(why), "%s: %s at byte %zu",

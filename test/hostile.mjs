@@ -750,6 +750,39 @@ async function inflightCap() {
 	    `answered ${answered}`, show(ex), `${ms} ms`);
 }
 
+// A batch of many cheap requests must not make an answer (and a process)
+// of any size: one 4 MiB line of 2025-03-26 tools/list requests.
+async function batchAmplification() {
+	const s = new Server();
+	await s.init('2025-03-26');
+	const one = (i) => `{"jsonrpc":"2.0","id":${i},"method":"tools/list"}`;
+	const parts = [];
+	let len = 2, i = 0;
+	while (len + one(i).length + 1 < 4 * 1024 * 1024 - 64) {
+		parts.push(one(i));
+		len += one(i++).length + 1;
+	}
+	await s.writeFlow('[' + parts.join(',') + ']\n');
+	await s.write(ping('after-batch'));
+	const r = await s.answer('after-batch', 30000);
+	const st = s.status();
+	const errs = s.noId();
+	ok(r && r.result && errs.length === 1 && isErr(errs[0], -32600) && /--max-batch/.test(errs[0].error.message) &&
+	    s.msgs.filter((m) => Array.isArray(m)).length === 0,
+	    `a 4 MiB batch of ${parts.length} tools/list: one -32600 naming --max-batch, no answer array`, show(errs));
+	ok(st && st.VmHWM !== null && st.VmHWM < 40 * 1024,
+	    'a 4 MiB batch: peak RSS (VmHWM) stays under 40 MiB (it is counted before it is built)',
+	    `VmHWM ${st && st.VmHWM} kB`);
+	// Within --max-batch (128): answered, each member.
+	await s.write('[' + Array.from({ length: 128 }, (_, k) => one(JSON.stringify(`m${k}`))).join(',') + ']\n');
+	await s.until(() => s.msgs.some((m) => Array.isArray(m)), 10000);
+	const arr = s.msgs.find((m) => Array.isArray(m));
+	ok(arr && arr.length === 128 && arr.every((m) => m.result && m.result.tools.length === 4),
+	    'a batch of 128 tools/list (--max-batch): 128 answers', show(arr && arr.length));
+	const ex = await s.finish();
+	ok(ex && ex.code === 0, 'exits 0 after the batches', show(ex));
+}
+
 async function main() {
 	await runGroups([
 		['invalid JSON', invalidJson], ['invalid UTF-8', invalidUtf8],
@@ -759,7 +792,7 @@ async function main() {
 		['bad cancellations', badCancellations], ['10000 pipelined', pipelined],
 		['full queue', fullQueue], ['slow reader', slowReader, 150000],
 		['long names', longNames], ['in-flight cap', inflightCap],
-		['big numbers', bigNumbers],
+		['big numbers', bigNumbers], ['batch amplification', batchAmplification, 60000],
 	], { times: 'HOSTILE_TIMES' });
 	for (const s of children)
 		s.kill();

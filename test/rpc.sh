@@ -22,7 +22,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-server=build/mcp-demo
+server=${MCP_DEMO:-build/mcp-demo}
 dir=test/rpc
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT HUP INT TERM

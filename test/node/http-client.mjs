@@ -265,6 +265,11 @@ export function rawConn(port) {
 		c.closedAt = Date.now() - c.t0;
 		c._wake();
 	});
+	// The status of the first response, once its headers are in.
+	c.status = () => {
+		const m = c.data.match(/^HTTP\/1\.[01] (\d{3})/);
+		return m && c.data.includes('\r\n\r\n') ? Number(m[1]) : null;
+	};
 	return c;
 }
 
