@@ -3,8 +3,15 @@
 #   make          build the library, tools and tests into build/
 #   make run      install missing build dependencies, build, start mcp-demo
 #   make check    install missing dependencies, build, run every test
+#   make check SANITIZE=1
+#                 the same tests against an AddressSanitizer and
+#                 UndefinedBehaviorSanitizer build (build/san/)
+#   make fuzz     run each libFuzzer harness for FUZZ_SECONDS (60)
 #   make install  PREFIX (default: configure's prefix) and DESTDIR honoured
 #   make bench    the benchmarks beside their peers (bench/run-*.sh, idle-sse.sh)
+#
+# SANITIZE=1 builds into build/san/, SANITIZE=thread (ThreadSanitizer,
+# test/tsan.sh) into build/tsan/; the fuzzers (clang) go to build/fuzz/.
 #
 # The Makefile configures itself: it runs autoconf and ./configure when
 # config.mk is missing or older than configure.ac. GNU make.
@@ -19,6 +26,18 @@ VERSION ?= 0.0.0
 SOVERSION = 0
 
 CFLAGS ?= -O2 -g
+# The build directory: one per flavour, so that they never mix.
+ifeq ($(SANITIZE),1)
+B = build/san
+SAN = -fsanitize=address,undefined -fno-omit-frame-pointer \
+	-fno-sanitize-recover=undefined
+else ifeq ($(SANITIZE),thread)
+B = build/tsan
+SAN = -fsanitize=thread
+else
+B = build
+SAN =
+endif
 # Quiet by default; make V=1 shows every command.
 ifeq ($(V),1)
 Q =
@@ -31,26 +50,32 @@ STD = -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes
 DEPS_CFLAGS = $(JANSSON_CFLAGS) $(EV_CFLAGS) $(MHD_CFLAGS)
 DEPS_LIBS = $(JANSSON_LIBS) $(MHD_LIBS) $(EV_LIBS) -pthread -lm
-LIB_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iinclude -Isrc -DMCP_BUILDING \
+LIB_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -Isrc -DMCP_BUILDING \
 	-fvisibility=hidden -pthread $(DEPS_CFLAGS)
-APP_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iinclude -pthread $(DEPS_CFLAGS)
-TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iinclude -Isrc -Itest -pthread \
+APP_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -pthread $(DEPS_CFLAGS)
+TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -Isrc -Itest -pthread \
 	$(DEPS_CFLAGS)
 
 SRCS = src/buf.c src/base64.c src/log.c src/version.c src/jsonrpc.c \
 	src/json.c src/schema.c src/table.c src/registry.c src/features.c src/pool.c src/call.c src/session.c \
 	src/protocol.c src/clientreq.c src/transport_stdio.c src/http.c src/transport_sse.c src/transport_streamable.c src/options.c \
 	src/server.c src/cli.c
-OBJS = $(SRCS:src/%.c=build/obj/%.o)
-PICS = $(SRCS:src/%.c=build/pic/%.o)
+OBJS = $(SRCS:src/%.c=$(B)/obj/%.o)
+PICS = $(SRCS:src/%.c=$(B)/pic/%.o)
 
-TOOLS = build/mcp-demo build/mcp-bench build/floor-stdio build/floor-http \
-	build/progress-server build/conformance-server
-UNIT_TESTS = build/t_schema build/t_jsonrpc build/t_registry build/t_pool \
-	build/t_template
+TOOLS = $(B)/mcp-demo $(B)/mcp-bench $(B)/floor-stdio $(B)/floor-http \
+	$(B)/progress-server $(B)/conformance-server
+UNIT_TESTS = $(B)/t_schema $(B)/t_jsonrpc $(B)/t_registry $(B)/t_pool \
+	$(B)/t_template $(B)/t_faults
+
+# The libFuzzer harnesses (test/fuzz/NAME.c), built with clang.
+FUZZERS = json dispatch stdio schema template http
+FUZZ_CC = clang
+FUZZ_SAN = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
+FUZZ_SECONDS ?= 60
 
 .PHONY: all build run check deps deps-test install install-files uninstall clean \
-	distclean bench
+	distclean bench fuzz fuzz-build
 
 all: config.mk
 	@$(MAKE) --no-print-directory build
@@ -63,66 +88,115 @@ configure: configure.ac include/mcp.h
 	$(Q)autoconf
 	@touch configure
 
-build: build/libmcp.a build/libmcp.so $(TOOLS) $(UNIT_TESTS) build/feat-server
+build: $(B)/libmcp.a $(B)/libmcp.so $(TOOLS) $(UNIT_TESTS) $(B)/feat-server
 
-build/obj/%.o: src/%.c src/mcp-int.h src/http-int.h src/schema.h include/mcp.h
+$(B)/obj/%.o: src/%.c src/mcp-int.h src/http-int.h src/schema.h include/mcp.h
 	@mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
-build/pic/%.o: src/%.c src/mcp-int.h src/http-int.h src/schema.h include/mcp.h
+$(B)/pic/%.o: src/%.c src/mcp-int.h src/http-int.h src/schema.h include/mcp.h
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
 
-build/libmcp.a: $(OBJS)
+$(B)/libmcp.a: $(OBJS)
 	$(say) AR $@
 	$(Q)rm -f $@
 	$(Q)ar rcs $@ $(OBJS)
 
-build/libmcp.so.$(VERSION): $(PICS) src/mcp.sym
+$(B)/libmcp.so.$(VERSION): $(PICS) src/mcp.sym
 	$(say) LD $@
-	$(Q)$(CC) -shared -o $@ $(PICS) -Wl,-soname,libmcp.so.$(SOVERSION) \
+	$(Q)$(CC) $(SAN) -shared -o $@ $(PICS) -Wl,-soname,libmcp.so.$(SOVERSION) \
 		-Wl,--version-script=src/mcp.sym $(DEPS_LIBS)
 
-build/libmcp.so: build/libmcp.so.$(VERSION)
-	$(Q)ln -sf libmcp.so.$(VERSION) build/libmcp.so.$(SOVERSION)
+$(B)/libmcp.so: $(B)/libmcp.so.$(VERSION)
+	$(Q)ln -sf libmcp.so.$(VERSION) $(B)/libmcp.so.$(SOVERSION)
 	$(Q)ln -sf libmcp.so.$(VERSION) $@
 
-build/mcp-demo: tools/mcp-demo.c build/libmcp.a
+$(B)/mcp-demo: tools/mcp-demo.c $(B)/libmcp.a
 	$(say) LD $@
-	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 
-build/mcp-bench: tools/mcp-bench.c
+$(B)/mcp-bench: tools/mcp-bench.c
 	$(say) LD $@
-	$(Q)$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $< -pthread -lm
+	$(Q)$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SAN) -o $@ $< -pthread -lm
 
-build/floor-stdio: bench/floor-stdio.c
+$(B)/floor-stdio: bench/floor-stdio.c
 	$(say) LD $@
-	$(Q)$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
+	$(Q)$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SAN) -o $@ $<
 
-build/floor-http: bench/floor-http.c
+$(B)/floor-http: bench/floor-http.c
 	$(say) LD $@
-	$(Q)$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) -o $@ $<
+	$(Q)$(CC) $(STD) -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SAN) -o $@ $<
 
 # The libmcp server of bench/run-progress.sh: built, never installed.
-build/progress-server: bench/progress-server.c build/libmcp.a
+$(B)/progress-server: bench/progress-server.c $(B)/libmcp.a
 	$(say) LD $@
-	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 
 # The conformance fixtures (examples/conformance-server.c): built, never
 # installed.
-build/conformance-server: examples/conformance-server.c build/libmcp.a
+$(B)/conformance-server: examples/conformance-server.c $(B)/libmcp.a
 	$(say) LD $@
-	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 
 # The server of test/features2.mjs: built, never installed.
-build/feat-server: test/feat-server.c build/libmcp.a
+$(B)/feat-server: test/feat-server.c $(B)/libmcp.a
 	$(say) LD $@
-	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 
-build/t_%: test/t_%.c test/tap.h build/libmcp.a
+$(B)/t_%: test/t_%.c test/tap.h test/driver.h test/tools.h $(B)/libmcp.a
 	$(say) LD $@
-	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< build/libmcp.a $(DEPS_LIBS)
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+# Fault injection: every allocation, and read and write, of the library
+# goes through the test's wrappers (ld --wrap), which fail on demand.
+FAULT_WRAP = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup \
+	-Wl,--wrap=strndup,--wrap=free,--wrap=read,--wrap=write \
+	-Wl,--wrap=MHD_queue_response
+$(B)/t_faults: test/t_faults.c test/tap.h test/driver.h test/tools.h \
+    $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(B)/libmcp.a $(FAULT_WRAP) \
+		$(DEPS_LIBS)
+
+# ---- fuzzing ---------------------------------------------------------------
+
+# The library built once with coverage and the sanitizers, and a harness
+# per target (test/fuzz/NAME.c) linked against it with libFuzzer.
+FUZZ_OBJS = $(SRCS:src/%.c=build/fuzz/obj/%.o)
+FUZZ_BINS = $(FUZZERS:%=build/fuzz/fuzz_%)
+FUZZ_FLAGS = $(STD) -D_GNU_SOURCE -g -O1 -Iinclude -Isrc -Itest \
+	-DMCP_BUILDING -pthread $(DEPS_CFLAGS)
+
+fuzz-build: config.mk
+	@$(MAKE) --no-print-directory $(FUZZ_BINS)
+
+build/fuzz/obj/%.o: src/%.c src/mcp-int.h src/http-int.h src/schema.h \
+    include/mcp.h
+	@mkdir -p $(@D)
+	$(say) CC $@
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) \
+		-fsanitize=fuzzer-no-link,address,undefined \
+		-fno-sanitize-recover=undefined -c -o $@ $<
+
+build/fuzz/fuzz_%: test/fuzz/%.c test/fuzz/fuzz.h test/driver.h test/tools.h \
+    $(FUZZ_OBJS)
+	$(say) FUZZ $@
+	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_SAN) -o $@ $< $(FUZZ_OBJS) \
+		$(DEPS_LIBS)
+
+# Each harness for FUZZ_SECONDS, from its seeds (test/fuzz/corpus/NAME,
+# read only) into build/fuzz/NAME/, where new inputs and crashes go.
+fuzz: fuzz-build
+	@for f in $(FUZZERS); do \
+		mkdir -p build/fuzz/$$f/corpus; \
+		echo "fuzz_$$f: $(FUZZ_SECONDS) s"; \
+		build/fuzz/fuzz_$$f -max_total_time=$(FUZZ_SECONDS) \
+		    -print_final_stats=1 -artifact_prefix=build/fuzz/$$f/ \
+		    -dict=test/fuzz/$$f.dict build/fuzz/$$f/corpus \
+		    test/fuzz/corpus/$$f 2>&1 | grep -E '^(#[0-9]+.*DONE|stat::|==|SUMMARY)' ; \
+	done
 
 # Bootstrap: install what is missing (tools/bootstrap.sh says what).
 deps:
@@ -147,7 +221,7 @@ check: deps-test
 	@mkdir -p test/out
 	@$(MAKE) --no-print-directory all >test/out/build.log 2>&1 || \
 		{ cat test/out/build.log; exit 1; }
-	@sh test/run.sh
+	@MCP_BUILD=$(B) MCP_SANITIZE=$(SANITIZE) sh test/run.sh
 
 bench: all
 	@bench/run-stdio.sh
@@ -158,8 +232,8 @@ bench: all
 	@bench/idle-streamable.sh
 
 install: config.mk
-	@$(MAKE) --no-print-directory build/libmcp.a build/libmcp.so \
-		build/mcp-demo build/mcp-bench
+	@$(MAKE) --no-print-directory $(B)/libmcp.a $(B)/libmcp.so \
+		$(B)/mcp-demo $(B)/mcp-bench
 	@$(MAKE) --no-print-directory install-files
 
 install-files:
@@ -167,14 +241,14 @@ install-files:
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 		$(DESTDIR)$(PREFIX)/share/man/man3 \
 		$(DESTDIR)$(PREFIX)/share/man/man7
-	install -m 644 build/libmcp.a $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 build/libmcp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(B)/libmcp.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(B)/libmcp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libmcp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmcp.so.$(SOVERSION)
 	ln -sf libmcp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmcp.so
 	install -m 644 include/mcp.h $(DESTDIR)$(PREFIX)/include/
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' mcp.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/mcp.pc
-	install -m 755 build/mcp-demo build/mcp-bench $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/mcp-demo $(B)/mcp-bench $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -m 644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/

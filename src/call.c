@@ -73,6 +73,32 @@ mcp_call_cancelled(const mcp_call *call)
 }
 
 /*
+ * Appending to a result is all or nothing: a block that fails half way
+ * (out of memory) is taken back, so that the answer stays JSON whatever
+ * the callback does after the error.
+ */
+void
+mcp__content_mark(const mcp_call *call, struct content_mark *m)
+{
+	m->len = call->content.len;
+	m->block_at = call->block_at;
+	m->open_msg = call->open_msg;
+	m->annotated = call->annotated;
+	m->has_text = call->has_text;
+}
+
+int
+mcp__content_undo(mcp_call *call, const struct content_mark *m, int rc)
+{
+	call->content.len = m->len;
+	call->block_at = m->block_at;
+	call->open_msg = m->open_msg;
+	call->annotated = m->annotated;
+	call->has_text = m->has_text;
+	return rc;
+}
+
+/*
  * Starts a block in the content list: a comma after the first. In a
  * prompt, each block is the content of one message, which is closed
  * when the next one starts or when the answer is written.
@@ -151,30 +177,35 @@ mcp_result_blob(mcp_call *call, const void *data, size_t len)
 static int
 add_block(mcp_call *call, json_t *b)
 {
-	int	 rc;
+	struct content_mark m;
+	int		 rc;
 
 	if (b == NULL)
 		return MCP_ENOMEM;
+	mcp__content_mark(call, &m);
 	rc = open_block(call, "");
 	if (rc == MCP_OK)
 		rc = mcp__buf_addjson(&call->content, b);
 	json_decref(b);
-	return rc;
+	return rc == MCP_OK ? rc : mcp__content_undo(call, &m, rc);
 }
 
 int
 mcp_result_textn(mcp_call *call, const char *s, size_t len)
 {
+	struct content_mark m;
+
 	if (s == NULL || call->kind == CALL_COMPLETE ||
 	    call->kind == CALL_ROOTS)
 		return MCP_EINVAL;
 	if (call->kind == CALL_READ)
 		return read_item(call, NULL, NULL, s, len, NULL);
+	mcp__content_mark(call, &m);
 	call->has_text = 1;
 	if (open_block(call, "{\"type\":\"text\",\"text\":") != MCP_OK ||
 	    mcp__buf_addstr(&call->content, s, len) != MCP_OK ||
 	    mcp__buf_addc(&call->content, '}') != MCP_OK)
-		return MCP_ENOMEM;
+		return mcp__content_undo(call, &m, MCP_ENOMEM);
 	return MCP_OK;
 }
 
@@ -230,6 +261,7 @@ static int
 media(mcp_call *call, const char *type, const void *data, size_t len,
     const char *mime)
 {
+	struct content_mark m;
 	char	*b64;
 	int	 rc;
 
@@ -242,6 +274,7 @@ media(mcp_call *call, const char *type, const void *data, size_t len,
 	b64 = mcp__base64(data, len);
 	if (b64 == NULL)
 		return MCP_ENOMEM;
+	mcp__content_mark(call, &m);
 	rc = open_block(call, "{\"type\":\"");
 	if (rc == MCP_OK)
 		rc = mcp__buf_adds(&call->content, type);
@@ -256,7 +289,7 @@ media(mcp_call *call, const char *type, const void *data, size_t len,
 	if (rc == MCP_OK)
 		rc = mcp__buf_addc(&call->content, '}');
 	free(b64);
-	return rc;
+	return rc == MCP_OK ? rc : mcp__content_undo(call, &m, rc);
 }
 
 int

@@ -1085,6 +1085,8 @@ mcp_result_description(mcp_call *call, const char *text)
 int
 mcp_result_completion(mcp_call *call, const char *value)
 {
+	struct content_mark m;
+
 	if (call->kind != CALL_COMPLETE || value == NULL)
 		return MCP_EINVAL;
 	/* The spec's limit: the rest is only counted, and hasMore says so. */
@@ -1092,10 +1094,13 @@ mcp_result_completion(mcp_call *call, const char *value)
 		call->has_more = 1;
 		return MCP_OK;
 	}
+	mcp__content_mark(call, &m);
 	if ((call->content.len > 0 &&
 	    mcp__buf_addc(&call->content, ',') != MCP_OK) ||
-	    mcp__buf_addstr(&call->content, value, strlen(value)) != MCP_OK)
-		return MCP_ENOMEM;
+	    mcp__buf_addstr(&call->content, value, strlen(value)) != MCP_OK) {
+		call->nvalues--;
+		return mcp__content_undo(call, &m, MCP_ENOMEM);
+	}
 	return MCP_OK;
 }
 

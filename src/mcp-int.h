@@ -475,6 +475,20 @@ struct mcp_call {
 	size_t		 outlen;
 };
 
+/* Where a result's content stood, to take back a half-made block. */
+struct content_mark {
+	size_t	 len;
+	size_t	 block_at;
+	int	 open_msg;
+	int	 annotated;
+	int	 has_text;
+};
+
+void	 mcp__content_mark(const struct mcp_call *c, struct content_mark *m)
+	    MCP_HIDDEN;
+/* Restores M; returns RC. */
+int	 mcp__content_undo(struct mcp_call *c, const struct content_mark *m,
+	    int rc) MCP_HIDDEN;
 struct mcp_call *mcp__call_new(void) MCP_HIDDEN;
 void	 mcp__call_free(struct mcp_call *c) MCP_HIDDEN;
 void	 mcp__call_serialise(struct mcp_call *c,
@@ -768,14 +782,21 @@ struct mcp_server {
 	ev_timer		 grow;		/* pool growth check */
 	atomic_int		 stop_requested;
 	int			 running;
+	int			 stopped;	/* the loop was told to end */
 	int			 draining;
 	int			 aborted;
 	struct stdio_transport	*stdio;
 	int			 want_stdio;
+	int			 stdio_in;	/* 0 and 1, but in tests */
+	int			 stdio_out;
 	struct http_conf	 hconf;
 	struct http		*http;
 };
 
+/* mcp_server_run in two halves, around the loop (which a test or a fuzzer
+ * may run itself, a step at a time, until srv->stopped). */
+int	 mcp__server_start(struct mcp_server *srv) MCP_HIDDEN;
+void	 mcp__server_finish(struct mcp_server *srv) MCP_HIDDEN;
 /* A transport ran dry (EOF) or a signal came: stop taking input and
  * finish when every transport is idle. WITH_GRACE bounds the wait. */
 void	 mcp__server_drain(struct mcp_server *srv, int with_grace) MCP_HIDDEN;

@@ -75,10 +75,10 @@ mcp__server_queued(struct mcp_server *srv)
 static void
 deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	(void)w;
 	(void)revents;
 	mcp_log(MCP_LOG_WARN, "shutdown: output could not be flushed, "
 	    "exiting anyway");
+	((struct mcp_server *)w->data)->stopped = 1;
 	ev_break(loop, EVBREAK_ALL);
 }
 
@@ -142,6 +142,7 @@ mcp__server_check_drained(struct mcp_server *srv)
 		return;
 	if (!mcp__http_drained(srv->http))
 		return;
+	srv->stopped = 1;
 	ev_break(srv->loop, EVBREAK_ALL);
 }
 
@@ -207,6 +208,8 @@ mcp_server_new(const char *name, const char *version)
 	srv->page_size = MCP_DEF_PAGE_SIZE;
 	srv->grace_ms = MCP_DEF_GRACE_MS;
 	srv->max_batch = MCP_DEF_MAX_BATCH;
+	srv->stdio_in = STDIN_FILENO;
+	srv->stdio_out = STDOUT_FILENO;
 	srv->max_subscriptions = MCP_DEF_MAX_SUBS;
 	srv->hconf.base_path = strdup("");
 	srv->hconf.keepalive = MCP_DEF_KEEPALIVE;
@@ -433,6 +436,58 @@ teardown(struct mcp_server *srv)
 	ev_timer_stop(srv->loop, &srv->grow);
 }
 
+/*
+ * Everything mcp_server_run does before the loop runs: the watchers, the
+ * pool and the transports. mcp__server_finish undoes it, whatever this
+ * returned. The fault-injection test and the fuzzers drive the loop
+ * themselves between the two, one step at a time.
+ */
+int
+mcp__server_start(struct mcp_server *srv)
+{
+	int	 rc;
+
+	/* A vanished reader must give EPIPE, not kill the process. */
+	signal(SIGPIPE, SIG_IGN);
+	srv->running = 1;
+	srv->stopped = 0;
+	srv->draining = srv->aborted = 0;
+	ev_async_start(srv->loop, &srv->done);
+	ev_async_start(srv->loop, &srv->stop_async);
+	mcp__features_start(srv);
+	ev_signal_start(srv->loop, &srv->sigterm);
+	ev_signal_start(srv->loop, &srv->sigint);
+	ev_prepare_start(srv->loop, &srv->flush);
+	rc = mcp__pool_start(&srv->pool, srv->workers,
+	    srv->max_workers > srv->workers ? srv->max_workers : srv->workers,
+	    srv->queue_size, srv->loop, &srv->done);
+	if (rc != MCP_OK)
+		return rc;
+	if (srv->hconf.addr != NULL) {
+		rc = mcp__http_start(srv);
+		if (rc != MCP_OK)
+			return rc;
+	}
+	if (srv->want_stdio) {
+		rc = mcp__stdio_new(srv, srv->stdio_in, srv->stdio_out);
+		if (rc != MCP_OK)
+			return rc;
+		mcp__stdio_start(srv->stdio);
+	}
+	if (atomic_load(&srv->stop_requested))
+		stop_request(srv, "stop requested");
+	return MCP_OK;
+}
+
+void
+mcp__server_finish(struct mcp_server *srv)
+{
+	teardown(srv);
+	srv->running = 0;
+	/* A stop asked for ended this run, not the next one. */
+	atomic_store(&srv->stop_requested, 0);
+}
+
 int
 mcp_server_run(mcp_server *srv)
 {
@@ -449,38 +504,11 @@ mcp_server_run(mcp_server *srv)
 		    "mcp_server_listen first");
 		return MCP_ESTATE;
 	}
-	/* A vanished reader must give EPIPE, not kill the process. */
-	signal(SIGPIPE, SIG_IGN);
-	srv->running = 1;
-	srv->draining = srv->aborted = 0;
-	ev_async_start(srv->loop, &srv->done);
-	ev_async_start(srv->loop, &srv->stop_async);
-	mcp__features_start(srv);
-	ev_signal_start(srv->loop, &srv->sigterm);
-	ev_signal_start(srv->loop, &srv->sigint);
-	ev_prepare_start(srv->loop, &srv->flush);
-	rc = mcp__pool_start(&srv->pool, srv->workers,
-	    srv->max_workers > srv->workers ? srv->max_workers : srv->workers,
-	    srv->queue_size, srv->loop, &srv->done);
-	if (rc != MCP_OK)
-		goto out;
-	if (srv->hconf.addr != NULL) {
-		rc = mcp__http_start(srv);
-		if (rc != MCP_OK)
-			goto out;
+	rc = mcp__server_start(srv);
+	if (rc == MCP_OK) {
+		ev_run(srv->loop, 0);
+		MCP_LOG(MCP_LOG_INFO, "loop ended, stopping workers");
 	}
-	if (srv->want_stdio) {
-		rc = mcp__stdio_new(srv, STDIN_FILENO, STDOUT_FILENO);
-		if (rc != MCP_OK)
-			goto out;
-		mcp__stdio_start(srv->stdio);
-	}
-	if (atomic_load(&srv->stop_requested))
-		stop_request(srv, "stop requested");
-	ev_run(srv->loop, 0);
-	MCP_LOG(MCP_LOG_INFO, "loop ended, stopping workers");
-out:
-	teardown(srv);
-	srv->running = 0;
+	mcp__server_finish(srv);
 	return rc;
 }

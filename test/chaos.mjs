@@ -1,5 +1,5 @@
 // chaos.mjs PORT SECONDS SEED: random Streamable HTTP traffic against
-// build/asan/conformance-server (test/chaos.sh): 30 clients for SECONDS
+// build/san/conformance-server (test/chaos.sh; test/tsan.sh: build/tsan/): 30 clients for SECONDS
 // seconds open sessions, call every kind of tool (progress, logging,
 // sampling and elicitation answered or not, test_reconnection), open and
 // drop standalone streams, resume with Last-Event-ID (real and made-up

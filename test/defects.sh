@@ -14,5 +14,5 @@ cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
 
 need_node
-need_built build/mcp-demo build/feat-server
+need_built "$MCP_DEMO" "$FEAT_SERVER"
 exec node test/defects.mjs "$@"

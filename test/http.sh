@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
 
 need_node
-need_built build/mcp-demo
+need_built "$MCP_DEMO"
 # 1000 streams at once need about 1100 descriptors in the server and as
 # many in Node (the server inherits this limit): raise the soft limit to
 # 8192, or to the hard limit when that is lower.

@@ -17,6 +17,11 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
 
 version=$(sed -n 's/^#define MCP_VERSION[[:space:]]*"\(.*\)"/\1/p' \
     include/mcp.h)
+# Under make check SANITIZE=1 the sanitizer build is installed: a program
+# linked against it needs the sanitizer runtimes too.
+san=
+[ "${MCP_SANITIZE-}" = 1 ] && san="-fsanitize=address,undefined"
+[ "${MCP_SANITIZE-}" = thread ] && san="-fsanitize=thread"
 
 # ---- a staged install ---------------------------------------------------
 
@@ -156,7 +161,7 @@ esac
 echo "$cflags $libs" > "$tmp/pc"
 ok $rc "pkg-config gives -I and -L into the install" "$tmp/pc"
 # shellcheck disable=SC2086
-${CC:-cc} -std=c11 -Wall -Wextra -Werror -o "$tmp/greet" "$tmp/greet.c" \
+${CC:-cc} -std=c11 -Wall -Wextra -Werror $san -o "$tmp/greet" "$tmp/greet.c" \
     $cflags $libs > "$tmp/cc.log" 2>&1
 ok $? "a server builds with pkg-config --cflags --libs mcp" "$tmp/cc.log"
 readelf -d "$tmp/greet" > "$tmp/dyn" 2>&1
@@ -209,7 +214,7 @@ ok $? "greet --version" "$tmp/ver"
 libs_static=$(pkg-config --static --libs mcp |
     sed 's/ -lmcp / /; s/^-lmcp //')
 # shellcheck disable=SC2086
-${CC:-cc} -std=c11 -Wall -Wextra -Werror -o "$tmp/greet-static" \
+${CC:-cc} -std=c11 -Wall -Wextra -Werror $san -o "$tmp/greet-static" \
     "$tmp/greet.c" $cflags "$prefix/lib/libmcp.a" $libs_static \
     > "$tmp/cc.log" 2>&1
 ok $? "a server links statically with pkg-config --static" "$tmp/cc.log"

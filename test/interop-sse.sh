@@ -11,7 +11,7 @@ set -u
 cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
 
-server=${1:-build/mcp-demo}
+server=${1:-$MCP_DEMO}
 
 need_node skip
 need_sdk

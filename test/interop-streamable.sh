@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.." || exit 1
 
 need_node skip
 need_sdk
-need_built build/mcp-demo build/conformance-server
+need_built "$MCP_DEMO" "$CONFORMANCE_SERVER"
 
 conf_src=docs/nginx.conf
 keepalive=2		# the servers' --keepalive behind nginx
@@ -129,9 +129,9 @@ start_server() {
 	done
 	return 1
 }
-start_server build/mcp-demo "$tmp/demo.log"
+start_server "$MCP_DEMO" "$tmp/demo.log"
 dpid=$spid dport=$sport
-start_server build/conformance-server "$tmp/conf.log"
+start_server "$CONFORMANCE_SERVER" "$tmp/conf.log"
 cpid=$spid cport=$sport
 [ -n "$dport" ] && [ -n "$cport" ]
 ok $? "build/mcp-demo and build/conformance-server listen (--keepalive $keepalive; ports ${dport:-none}, ${cport:-none})"

@@ -6,6 +6,14 @@
 n=0
 failed=0
 
+# The build under test and its programs (test/run.sh sets them: make
+# check SANITIZE=1 tests build/san); exported for the Node scripts.
+: "${MCP_BUILD:=build}"
+: "${MCP_DEMO:=$MCP_BUILD/mcp-demo}"
+: "${FEAT_SERVER:=$MCP_BUILD/feat-server}"
+: "${CONFORMANCE_SERVER:=$MCP_BUILD/conformance-server}"
+export MCP_BUILD MCP_DEMO FEAT_SERVER CONFORMANCE_SERVER
+
 # ok STATUS NAME [FILE]: one TAP line, STATUS 0 being a pass; on a
 # failure, FILE's lines (its last $OK_TAIL lines when that is set) follow
 # as TAP comments.

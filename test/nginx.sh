@@ -17,7 +17,7 @@
 set -u
 cd "$(dirname "$0")/.." || exit 1
 
-server=${1:-build/mcp-demo}
+server=${1:-$MCP_DEMO}
 conf_src=docs/nginx.conf
 keepalive=2		# the server's --keepalive
 read_timeout=5s		# nginx's proxy_read_timeout here

@@ -1,7 +1,7 @@
 #!/bin/sh
 # run.sh: runs every test of libmcp and ends with one line
 # "N passed, N failed", counting TAP assertions. Each test is a program
-# (build/t_*) or a script (test/*.sh) that prints TAP; a test that dies
+# ($MCP_BUILD/t_*) or a script (test/*.sh) that prints TAP; a test that dies
 # without a plan, or exits non-zero without a failed assertion, counts as
 # one failure. Logs go to test/out/NAME.log; only failures are shown.
 # test/lib.sh is no test: the scripts source it.
@@ -11,7 +11,25 @@ passed=0
 failed=0
 limit=${TEST_TIMEOUT:-600}
 
-for t in build/t_* test/*.sh; do
+# The build under test (make check SANITIZE=1: build/san); the scripts
+# find its programs through these.
+B=${MCP_BUILD:-build}
+MCP_DEMO=$B/mcp-demo
+FEAT_SERVER=$B/feat-server
+CONFORMANCE_SERVER=$B/conformance-server
+export MCP_BUILD=$B MCP_DEMO FEAT_SERVER CONFORMANCE_SERVER
+# Sanitizer builds report into test/out/san/, whichever process found
+# what (servers a test started, killed or not); any report is a failure.
+san=test/out/san
+if [ -n "${MCP_SANITIZE-}" ]; then
+	rm -rf "$san"
+	mkdir -p "$san"
+	export ASAN_OPTIONS="log_path=$PWD/$san/asan:detect_leaks=1:abort_on_error=0:${ASAN_OPTIONS-}"
+	export UBSAN_OPTIONS="log_path=$PWD/$san/ubsan:print_stacktrace=1:halt_on_error=1:${UBSAN_OPTIONS-}"
+	export TSAN_OPTIONS="log_path=$PWD/$san/tsan:halt_on_error=0:${TSAN_OPTIONS-}"
+fi
+
+for t in "$B"/t_* test/*.sh; do
 	case $t in test/run.sh | test/lib.sh) continue ;; esac
 	[ -x "$t" ] || [ "${t%.sh}" != "$t" ] || continue
 	name=$(basename "$t" .sh)
@@ -44,5 +62,20 @@ for t in build/t_* test/*.sh; do
 		tail -5 "$log.err" | sed 's/^/    stderr: /'
 	fi
 done
+if [ -n "${MCP_SANITIZE-}" ]; then
+	reports=$(ls "$san" 2>/dev/null | wc -l)
+	if [ "$reports" -eq 0 ]; then
+		printf '%-24s ok   %4d assertions\n' "sanitizer reports" 1
+		passed=$((passed + 1))
+	else
+		printf '%-24s FAIL %4d reports in %s\n' "sanitizer reports" \
+		    "$reports" "$san"
+		for r in "$san"/*; do
+			grep -m3 -E 'ERROR|runtime error|WARNING' "$r" |
+			    sed "s|^|    $(basename "$r"): |"
+		done | head -40
+		failed=$((failed + reports))
+	fi
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -11,5 +11,5 @@ cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
 
 need_node
-need_built build/mcp-demo
+need_built "$MCP_DEMO"
 exec node test/shutdown.mjs "$@"

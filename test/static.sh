@@ -49,14 +49,14 @@ comm -23 "$tmp/declared" "$tmp/extern" > "$tmp/noextern"
 [ ! -s "$tmp/noextern" ]
 ok $? "every prototype in mcp.h carries MCP_EXTERN" "$tmp/noextern"
 
-if [ -f build/libmcp.so ]; then
-	nm -D --defined-only build/libmcp.so | awk 'NF >= 3 { print $3 }' |
+if [ -f "$MCP_BUILD/libmcp.so" ]; then
+	nm -D --defined-only "$MCP_BUILD/libmcp.so" | awk 'NF >= 3 { print $3 }' |
 	    sed 's/@.*//' | sort -u > "$tmp/exported"
 else
 	: > "$tmp/exported"
 fi
 [ -s "$tmp/exported" ]
-ok $? "build/libmcp.so has a dynamic symbol table"
+ok $? "$MCP_BUILD/libmcp.so has a dynamic symbol table"
 grep -v '^mcp_' "$tmp/exported" > "$tmp/foreign"
 grep '^mcp__' "$tmp/exported" >> "$tmp/foreign"
 [ ! -s "$tmp/foreign" ]
@@ -139,8 +139,8 @@ make_cmd() {
 }
 
 mkdir -p "$tmp/o"
-cmd=$(make_cmd src/buf.c build/obj/buf.o)
-flags=${cmd%% -c -o build/obj/buf.o*}
+cmd=$(make_cmd src/buf.c "$MCP_BUILD/obj/buf.o")
+flags=${cmd%% -c -o "$MCP_BUILD"/obj/buf.o*}
 [ -n "$cmd" ] && [ "$flags" != "$cmd" ]
 ok $? "library compile flags found with make -n"
 for f in src/*.c; do
@@ -162,13 +162,13 @@ compile_app() {
 	fi
 	ok $? "$1 compiles with -Werror" "$tmp/cc"
 }
-compile_app tools/mcp-demo.c build/mcp-demo
-compile_app tools/mcp-bench.c build/mcp-bench
-compile_app bench/floor-stdio.c build/floor-stdio
-compile_app bench/progress-server.c build/progress-server
-compile_app examples/conformance-server.c build/conformance-server
+compile_app tools/mcp-demo.c "$MCP_BUILD/mcp-demo"
+compile_app tools/mcp-bench.c "$MCP_BUILD/mcp-bench"
+compile_app bench/floor-stdio.c "$MCP_BUILD/floor-stdio"
+compile_app bench/progress-server.c "$MCP_BUILD/progress-server"
+compile_app examples/conformance-server.c "$MCP_BUILD/conformance-server"
 for f in test/t_*.c; do
-	compile_app "$f" "build/$(basename "$f" .c)"
+	compile_app "$f" "$MCP_BUILD/$(basename "$f" .c)"
 done
 
 # ---- (f) every function has a man page ---------------------------------

@@ -16,5 +16,5 @@ cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
 
 need_node
-need_built build/mcp-demo build/conformance-server build/feat-server
+need_built "$MCP_DEMO" "$CONFORMANCE_SERVER" "$FEAT_SERVER"
 exec node test/streamable.mjs "$@"

@@ -4,7 +4,8 @@
 # what it installs and is silent when nothing is missing.
 #   build: compiler, make, autoconf, pkg-config, and the three -dev packages
 #   test:  build, plus what the tests use: node and npm, nginx, valgrind,
-#          mandoc, curl
+#          mandoc, curl, and clang with its sanitizer and libFuzzer
+#          runtimes (the fuzzers)
 set -e
 what=${1:-build}
 
@@ -21,7 +22,7 @@ if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "bootstrap: not a Debian or Ubuntu system; install by hand:" >&2
 	echo "  a C compiler, make, autoconf, pkg-config, jansson, libev," >&2
 	echo "  libmicrohttpd (with headers); for tests: node, npm, nginx," >&2
-	echo "  valgrind, mandoc, curl" >&2
+	echo "  valgrind, mandoc, curl, clang with libFuzzer" >&2
 	exit 0
 fi
 
@@ -39,6 +40,9 @@ if [ "$what" = test ]; then
 	need_cmd valgrind valgrind
 	need_cmd mandoc mandoc
 	need_cmd curl curl
+	need_cmd clang clang
+	# libFuzzer and clang's sanitizer runtimes, for the default clang.
+	need_pkg libclang-rt-dev
 fi
 
 [ -z "$missing" ] && exit 0

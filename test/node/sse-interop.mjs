@@ -68,7 +68,7 @@ const opt = { url: null, keepalive: 1, idle: 3, label: '', server: null };
 		}
 	}
 	if (opt.server === null)
-		opt.server = path.resolve(HERE, '../../build/mcp-demo');
+		opt.server = path.resolve(process.env.MCP_DEMO ?? path.join(HERE, '../../build/mcp-demo'));
 	tap.label = opt.label;
 }
 

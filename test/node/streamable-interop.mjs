@@ -530,9 +530,9 @@ async function conformance(base) {
 async function main() {
 	let demoBase = opt.demo, confBase = opt.conf;
 	if (demoBase === null)
-		demoBase = await startServer('build/mcp-demo');
+		demoBase = await startServer(process.env.MCP_DEMO || 'build/mcp-demo');
 	if (confBase === null)
-		confBase = await startServer('build/conformance-server');
+		confBase = await startServer(process.env.CONFORMANCE_SERVER || 'build/conformance-server');
 	if (!ok(demoBase && confBase, 'both servers are there (build/mcp-demo, build/conformance-server)',
 	    stderrLog.slice(-5).join('\n')))
 		return;
