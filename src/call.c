@@ -148,12 +148,14 @@ read_item(mcp_call *call, const char *uri, const char *mime,
 	if (mime == NULL)
 		mime = call->feat->mime;
 	o = json_pack("{s:s}", "uri", uri);
-	if (o != NULL && mime != NULL)
-		json_object_set_new(o, "mimeType", json_string(mime));
-	if (o != NULL)
-		json_object_set_new(o, text != NULL ? "text" : "blob",
-		    text != NULL ? json_stringn(text, textlen) :
-		    json_string(b64));
+	/* Out of memory, a member missing: the block is not added. */
+	if (o != NULL && ((mime != NULL && json_object_set_new(o, "mimeType",
+	    json_string(mime)) != 0) || json_object_set_new(o, text != NULL ?
+	    "text" : "blob", text != NULL ? json_stringn(text, textlen) :
+	    json_string(b64)) != 0)) {
+		json_decref(o);
+		o = NULL;
+	}
 	return add_block(call, o);
 }
 
@@ -312,8 +314,11 @@ resource(mcp_call *call, json_t *contents, const char *mime)
 {
 	if (contents == NULL)
 		return MCP_ENOMEM;
-	if (mime != NULL)
-		json_object_set_new(contents, "mimeType", json_string(mime));
+	if (mime != NULL && json_object_set_new(contents, "mimeType",
+	    json_string(mime)) != 0) {
+		json_decref(contents);
+		return MCP_ENOMEM;
+	}
 	return add_block(call, json_pack("{s:s, s:o}", "type", "resource",
 	    "resource", contents));
 }
@@ -367,10 +372,13 @@ mcp_result_resource_link(mcp_call *call, const char *uri, const char *name,
 		return mcp_result_textf(call, "%s: %s", name, uri);
 	o = json_pack("{s:s, s:s, s:s}", "type", "resource_link", "uri", uri,
 	    "name", name);
-	if (o != NULL && description != NULL)
-		json_object_set_new(o, "description", json_string(description));
-	if (o != NULL && mime_type != NULL)
-		json_object_set_new(o, "mimeType", json_string(mime_type));
+	if (o != NULL && ((description != NULL && json_object_set_new(o,
+	    "description", json_string(description)) != 0) ||
+	    (mime_type != NULL && json_object_set_new(o, "mimeType",
+	    json_string(mime_type)) != 0))) {
+		json_decref(o);
+		o = NULL;
+	}
 	return add_block(call, o);
 }
 
@@ -873,8 +881,11 @@ mcp__call_run(struct mcp_call *c)
 			c->progress_token = NULL;
 		c->args = json_object_get(c->params, "arguments");
 		if (c->args == NULL) {
+			/* set_new steals the object even when it fails. */
 			c->args = json_object();
-			json_object_set_new(c->params, "arguments", c->args);
+			if (c->args != NULL && json_object_set_new(c->params,
+			    "arguments", c->args) != 0)
+				c->args = NULL;
 		}
 	}
 	if (c->args == NULL)

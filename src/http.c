@@ -426,6 +426,79 @@ mcp__http_event_stream(MHD_ContentReaderCallback reader, void *cls,
 	return resp;
 }
 
+/*
+ * A whole body of known size. A large one is sent through a reader, so
+ * that each block handed to MHD counts as the server's output moving
+ * (mcp__server_progress: a drain waits for a client that reads); a
+ * small one goes from the buffer. B's bytes are taken (B is emptied).
+ */
+struct body {
+	struct http	*h;
+	struct buf	 b;
+};
+
+#define BODY_BLOCK	(64 * 1024)
+
+static ssize_t
+body_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct body	*bd = cls;
+	size_t		 n, len = bd->b.len - bd->b.off;
+
+	if (pos >= len)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	n = len - (size_t)pos < max ? len - (size_t)pos : max;
+	memcpy(buf, bd->b.data + bd->b.off + pos, n);
+	mcp__server_progress(bd->h->srv);
+	return (ssize_t)n;
+}
+
+static void
+body_free(void *cls)
+{
+	struct body	*bd = cls;
+
+	mcp__buf_free(&bd->b);
+	free(bd);
+}
+
+struct MHD_Response *
+mcp__http_body(struct http *h, struct buf *b)
+{
+	struct MHD_Response	*resp;
+	struct body		*bd;
+	size_t			 len = b->len - b->off;
+
+	if (len <= BODY_BLOCK && b->off == 0 && len > 0) {
+		/* MHD frees the buffer it is given. */
+		resp = MHD_create_response_from_buffer(len, b->data,
+		    MHD_RESPMEM_MUST_FREE);
+		if (resp != NULL)
+			memset(b, 0, sizeof(*b));
+		mcp__buf_free(b);
+		return resp;
+	}
+	if (len <= BODY_BLOCK) {
+		resp = MHD_create_response_from_buffer(len, len > 0 ?
+		    b->data + b->off : NULL, MHD_RESPMEM_MUST_COPY);
+		mcp__buf_free(b);
+		return resp;
+	}
+	bd = calloc(1, sizeof(*bd));
+	if (bd == NULL) {
+		mcp__buf_free(b);
+		return NULL;
+	}
+	bd->h = h;
+	bd->b = *b;
+	memset(b, 0, sizeof(*b));
+	resp = MHD_create_response_from_callback(len, BODY_BLOCK, body_read,
+	    bd, body_free);
+	if (resp == NULL)
+		body_free(bd);
+	return resp;
+}
+
 /* Shuts CONN's socket down: MHD then closes it on its next look. */
 void
 mcp__http_shutdown(struct MHD_Connection *conn)

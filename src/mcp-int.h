@@ -48,6 +48,7 @@
 #define MCP_DEF_MAX_SUBS	1024	/* resources/subscribe, per session */
 #define MCP_MAX_URI		8192	/* bytes of a subscribed or read uri */
 #define MCP_GROW_AFTER		0.02	/* s a call waits before the pool grows */
+#define MCP_STALL_S		2.0	/* s of stalled output that end a drain */
 
 /* Protocol versions as yyyymmdd, so features gate with >=. */
 #define MCP_V20241105	20241105
@@ -783,6 +784,8 @@ struct mcp_server {
 	atomic_int		 stop_requested;
 	int			 running;
 	int			 stopped;	/* the loop was told to end */
+	double			 out_at;	/* answer bytes last went out */
+	double			 aborted_at;	/* the grace period ended */
 	int			 draining;
 	int			 aborted;
 	struct stdio_transport	*stdio;
@@ -801,6 +804,8 @@ void	 mcp__server_finish(struct mcp_server *srv) MCP_HIDDEN;
  * finish when every transport is idle. WITH_GRACE bounds the wait. */
 void	 mcp__server_drain(struct mcp_server *srv, int with_grace) MCP_HIDDEN;
 void	 mcp__server_queued(struct mcp_server *srv) MCP_HIDDEN;
+/* Loop: answer bytes were written, or handed to MHD for a client. */
+void	 mcp__server_progress(struct mcp_server *srv) MCP_HIDDEN;
 void	 mcp__server_input_done(struct mcp_server *srv) MCP_HIDDEN;
 void	 mcp__http_conf_free(struct http_conf *c) MCP_HIDDEN;
 /* Called when a transport may have become idle while draining. */

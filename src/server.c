@@ -72,14 +72,37 @@ mcp__server_queued(struct mcp_server *srv)
 		ev_timer_again(srv->loop, &srv->grow);
 }
 
+/*
+ * After the grace period, answers still owed to clients are being
+ * written. A client that reads them, however slowly, gets them: the
+ * server waits while its output moves (mcp__server_progress), and gives
+ * up once it has stalled for MCP_STALL_S (a client that never reads),
+ * or at --idle-timeout in all.
+ */
 static void
 deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
+	struct mcp_server	*srv = w->data;
+	double			 now = ev_now(loop);
+
 	(void)revents;
+	if (now - srv->out_at < MCP_STALL_S &&
+	    now - srv->aborted_at < srv->hconf.idle_timeout) {
+		ev_timer_set(w, MCP_STALL_S - (now - srv->out_at), 0.0);
+		ev_timer_start(loop, w);
+		return;
+	}
 	mcp_log(MCP_LOG_WARN, "shutdown: output could not be flushed, "
 	    "exiting anyway");
-	((struct mcp_server *)w->data)->stopped = 1;
+	srv->stopped = 1;
 	ev_break(loop, EVBREAK_ALL);
+}
+
+/* Loop: bytes of an answer went to a client (the deadline's measure). */
+void
+mcp__server_progress(struct mcp_server *srv)
+{
+	srv->out_at = ev_now(srv->loop);
 }
 
 /* The grace period is over: answer what is left with errors. */
@@ -94,7 +117,8 @@ abort_now(struct mcp_server *srv)
 		mcp__stdio_abort(srv->stdio);
 	mcp__http_abort(srv->http);
 	/* A client that never reads must not keep us alive. */
-	ev_timer_set(&srv->deadline, 2.0, 0.0);
+	srv->aborted_at = srv->out_at = ev_now(srv->loop);
+	ev_timer_set(&srv->deadline, MCP_STALL_S, 0.0);
 	ev_timer_start(srv->loop, &srv->deadline);
 	mcp__server_check_drained(srv);
 }

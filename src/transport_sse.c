@@ -144,6 +144,7 @@ reader(void *cls, uint64_t pos, char *buf, size_t max)
 		memcpy(buf, st->out.data + st->out.off, n);
 		mcp__buf_consume(&st->out, n);
 		st->drained_at = ev_now(st->h->srv->loop);
+		mcp__server_progress(st->h->srv);
 		/* Shutting down: this may have been the last byte owed. */
 		if (st->h->srv->draining)
 			st->h->recheck = 1;

@@ -99,6 +99,7 @@ try_write(struct stdio_transport *t)
 		    t->out.len - t->out.off);
 		if (n > 0) {
 			mcp__buf_consume(&t->out, (size_t)n);
+			mcp__server_progress(t->srv);
 			continue;
 		}
 		if (n < 0 && errno == EINTR)

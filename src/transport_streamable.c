@@ -600,6 +600,7 @@ reader(void *cls, uint64_t pos, char *buf, size_t max)
 		    n);
 		sc->pos += n;
 		sc->drained_at = ev_now(sc->h->srv->loop);
+		mcp__server_progress(sc->h->srv);
 		if (sc->h->srv->draining)
 			sc->h->recheck = 1;
 		return (ssize_t)n;
@@ -818,27 +819,6 @@ drop_ids(struct route *r)
 	r->log.len = (size_t)(out - r->log.data);
 }
 
-/* R's whole log behind the priming event "id: <no>-0", as one body. */
-static struct MHD_Response *
-primed_body(struct route *r)
-{
-	struct MHD_Response	*resp;
-	char			 head[96], *body;
-	size_t			 n, len = r->log.len - r->log.off;
-
-	n = (size_t)snprintf(head, sizeof(head), "id: %u-0\nretry: %d\n"
-	    "data: \n\n", r->no, r->ss->h->conf->sse_retry);
-	if ((body = malloc(n + len)) == NULL)
-		return NULL;
-	memcpy(body, head, n);
-	memcpy(body + n, r->log.data + r->log.off, len);
-	resp = MHD_create_response_from_buffer(n + len, body,
-	    MHD_RESPMEM_MUST_FREE);
-	if (resp == NULL)
-		free(body);
-	return resp;
-}
-
 /* The first NEEDLE (N bytes) in HAY (LEN bytes), or NULL. */
 static const char *
 memfind(const char *hay, size_t len, const char *needle, size_t n)
@@ -885,63 +865,59 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 {
 	struct MHD_Response	*resp;
 	struct ssess		*ss = r->ss;
+	struct buf		 body = { 0 };
 	enum MHD_Result		 rc;
 	unsigned		 status = MHD_HTTP_OK;
+	const char		*ctype, *d = r->log.data + r->log.off, *p;
+	size_t			 n = r->log.len - r->log.off;
+	char			 head[96];
+	int			 k;
 
 	/*
 	 * Nothing to say: 202 for notifications and responses; a request
 	 * (one cancelled before it ended) must get a body of a JSON-RPC
 	 * type, so an empty event stream, with no id to resume it by.
 	 */
-	if (r->log.len == r->log.off && r->requests)
+	if (n == 0 && r->requests)
 		return empty_stream(r, conn, new_session, origin);
-	if (r->log.len == r->log.off)
+	ctype = r->json ? "application/json" : "text/event-stream";
+	if (n == 0) {
 		status = MHD_HTTP_ACCEPTED;
-	else if (r->bad)
+		ctype = NULL;
+	} else if (r->bad) {
+		/* The error as plain JSON: the SSE framing stripped. The log
+		 * is not a C string: every search is bounded. */
 		status = MHD_HTTP_BAD_REQUEST;
-	else if (r->failed && !r->json)
-		drop_ids(r);
-	if (status == MHD_HTTP_OK && primes(r) && !r->failed) {
-		/* Every SSE stream of such a session starts primed. */
-		resp = primed_body(r);
-	} else if (r->log.off == 0 && status != MHD_HTTP_BAD_REQUEST) {
-		/* The log becomes the body: MHD frees it. */
-		resp = MHD_create_response_from_buffer(r->log.len,
-		    r->log.data, MHD_RESPMEM_MUST_FREE);
-		if (resp != NULL)
-			memset(&r->log, 0, sizeof(r->log));
-	} else
-		resp = MHD_create_response_from_buffer(r->log.len -
-		    r->log.off, r->log.data + r->log.off,
-		    MHD_RESPMEM_MUST_COPY);
-	if (resp == NULL)
-		return MHD_NO;
-	if (status == MHD_HTTP_OK)
-		MHD_add_response_header(resp, "Content-Type", r->json ?
-		    "application/json" : "text/event-stream");
-	else if (status == MHD_HTTP_BAD_REQUEST) {
-		/* The error as plain JSON: the SSE framing stripped. */
-		MHD_destroy_response(resp);
-		resp = NULL;
-	}
-	if (resp == NULL) {
-		const char *d = r->log.data + r->log.off, *p;
-		size_t	 n = r->log.len - r->log.off;
-
-		/* The log is not a C string: every search is bounded. */
+		ctype = "application/json";
 		if (!r->json && (p = memfind(d, n, "data: ", 6)) != NULL) {
 			n -= (size_t)(p + 6 - d);
 			d = p + 6;
 			if ((p = memchr(d, '\n', n)) != NULL)
 				n = (size_t)(p - d);
 		}
-		resp = MHD_create_response_from_buffer(n, (void *)d,
-		    MHD_RESPMEM_MUST_COPY);
-		if (resp == NULL)
+	} else if (r->failed && !r->json) {
+		drop_ids(r);
+		n = r->log.len - r->log.off;
+	} else if (primes(r)) {
+		/* Every SSE stream of such a session starts primed. */
+		k = snprintf(head, sizeof(head), "id: %u-0\nretry: %d\n"
+		    "data: \n\n", r->no, ss->h->conf->sse_retry);
+		if (mcp__buf_add(&body, head, (size_t)k) != MCP_OK)
 			return MHD_NO;
-		MHD_add_response_header(resp, "Content-Type",
-		    "application/json");
 	}
+	if (body.len == 0 && r->log.off == 0 && d == r->log.data &&
+	    n == r->log.len) {
+		body = r->log;		/* the log becomes the body */
+		memset(&r->log, 0, sizeof(r->log));
+	} else if (mcp__buf_add(&body, d, n) != MCP_OK) {
+		mcp__buf_free(&body);
+		return MHD_NO;
+	}
+	resp = mcp__http_body(ss->h, &body);
+	if (resp == NULL)
+		return MHD_NO;
+	if (ctype != NULL)
+		MHD_add_response_header(resp, "Content-Type", ctype);
 	headers(resp, ss, new_session, origin);
 	rc = MHD_queue_response(conn, status, resp);
 	MHD_destroy_response(resp);

@@ -861,13 +861,12 @@ t_raw_ids(void)
 	/* The key of 2.0 is the key of 2, whichever form it takes. */
 	id = mcp__rpc_id_raw("2.0", 3);
 	key_of(json_integer(2), k1);
-	key_of(id, k2);
+	key_of(id, k2);		/* frees it */
 	is_str(k2, k1, "raw 2.0 has the key of 2");
 	key_of(json_real(2.0), k2);
 	is_str(k2, k1, "the real 2.0 (a cancel's requestId) too");
 	key_of(json_string("2"), k2);
 	ok(strcmp(k1, k2) != 0, "but not the key of \"2\"");
-	json_decref(id);
 	/* No parsed string is taken for a raw id: 0xff is never UTF-8. */
 	snprintf(js, sizeof(js), "{\"jsonrpc\":\"2.0\",\"id\":\"\xff" "2.0\","
 	    "\"method\":\"ping\"}");

@@ -319,18 +319,29 @@ export function listening(text) {
 export class SseParser {
 	constructor(onItem) {
 		this.onItem = onItem;
-		this.buf = '';
+		this.parts = [];	// the current line so far, in pieces
 		this.cur = null;
 	}
 
 	feed(text, t) {
-		this.buf += text;
-		let i;
-		while ((i = this.buf.search(/\r\n|\n|\r(?=[^\n])/)) >= 0) {
-			const nl = this.buf[i] === '\r' && this.buf[i + 1] === '\n' ? 2 : 1;
-			this.line(this.buf.slice(0, i), t);
-			this.buf = this.buf.slice(i + nl);
+		// Pieces without a line end are only kept: a line of many MiB
+		// is joined once, not copied again with every piece.
+		if (!/[\r\n]/.test(text) && !(this.parts.length &&
+		    this.parts[this.parts.length - 1].endsWith('\r'))) {
+			this.parts.push(text);
+			return;
 		}
+		let buf = this.parts.join('') + text;
+		this.parts = [];
+		const re = /\r\n|\n|\r(?=[^\n])/g;
+		let m, from = 0;
+		while ((m = re.exec(buf)) !== null) {
+			this.line(buf.slice(from, m.index), t);
+			from = m.index + m[0].length;
+		}
+		buf = buf.slice(from);
+		if (buf !== '')
+			this.parts.push(buf);
 	}
 
 	line(line, t) {

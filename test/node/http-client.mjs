@@ -99,7 +99,8 @@ export class Exchange extends Waitable {
 		this.t0 = Date.now();
 		this.status = null;
 		this.headers = {};
-		this.raw = '';
+		this.raw = '';		// the first 64 Mi characters
+		this.bytes = 0;		// characters received in all
 		this.items = [];
 		this.msgs = [];
 		this.ended = false;
@@ -120,7 +121,8 @@ export class Exchange extends Waitable {
 			this.localPort = res.socket && res.socket.localPort;
 			res.setEncoding('utf8');
 			res.on('data', (d) => {
-				if (this.raw.length < 1000000)
+				this.bytes += d.length;
+				if (this.raw.length < 64 * 1024 * 1024)
 					this.raw += d;
 				if (this.sse)
 					this.parser.feed(d, Date.now() - this.t0);
