@@ -868,7 +868,7 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 	struct buf		 body = { 0 };
 	enum MHD_Result		 rc;
 	unsigned		 status = MHD_HTTP_OK;
-	const char		*ctype, *d = r->log.data + r->log.off, *p;
+	const char		*ctype, *d, *p;
 	size_t			 n = r->log.len - r->log.off;
 	char			 head[96];
 	int			 k;
@@ -880,6 +880,7 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 	 */
 	if (n == 0 && r->requests)
 		return empty_stream(r, conn, new_session, origin);
+	d = n > 0 ? r->log.data + r->log.off : NULL;
 	ctype = r->json ? "application/json" : "text/event-stream";
 	if (n == 0) {
 		status = MHD_HTTP_ACCEPTED;
@@ -905,7 +906,9 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 		if (mcp__buf_add(&body, head, (size_t)k) != MCP_OK)
 			return MHD_NO;
 	}
-	if (body.len == 0 && r->log.off == 0 && d == r->log.data &&
+	if (n == 0) {
+		;		/* 202: no body */
+	} else if (body.len == 0 && r->log.off == 0 && d == r->log.data &&
 	    n == r->log.len) {
 		body = r->log;		/* the log becomes the body */
 		memset(&r->log, 0, sizeof(r->log));

@@ -274,10 +274,41 @@ async function thousand(t) {
 	const t0 = Date.now();
 	const second = await open1();
 	const bad = second.filter((c) => c.sid === null);
-	t.ok(bad.length === 0, `1 s after they all left, ${N} new sessions from the same address all get in ` +
+	t.ok(bad.length === 0, `/sse: 1 s after they all left, ${N} new sessions from the same address all get in ` +
 	    `(${Date.now() - t0} ms)`, `${bad.length} refused: ${show(bad[0] && bad[0].data.slice(0, 100))} ${bad[0] && bad[0].error}`);
 	for (const c of second)
 		c.sock.destroy();
+	// /mcp: 1,000 sessions with their standalone streams, the same way.
+	const streams = async () => {
+		const gs = [];
+		for (let i = 0; i < N; i += 100)
+			gs.push(...await Promise.all(Array.from({ length: Math.min(100, N - i) }, async () => {
+				const sid = await open(srv);
+				const g = get(srv.port, { sid });
+				await g.head(5000);
+				return g;
+			})));
+		return gs;
+	};
+	await sleep(1000);
+	const g1 = await streams();
+	t.ok(g1.every((g) => g.status === 200), `/mcp: ${N} sessions, each with its standalone stream open`,
+	    show(g1.filter((g) => g.status !== 200).slice(0, 2).map((g) => g.summary())));
+	for (const g of g1)
+		g.close();
+	await sleep(1000);
+	let g2;
+	try {
+		g2 = await streams();
+	} catch (e) {
+		g2 = [];
+		t.ok(false, '/mcp: the second thousand connect', String(e));
+	}
+	t.ok(g2.length === N && g2.every((g) => g.status === 200),
+	    `/mcp: 1 s after those ${N} clients left, ${N} new sessions and streams all get in`,
+	    show(g2.filter((g) => g.status !== 200).slice(0, 2).map((g) => g.summary())));
+	for (const g of g2)
+		g.close();
 }
 
 // ---- 13. a body over --max-message, as fetch sends it --------------------

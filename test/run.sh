@@ -29,18 +29,27 @@ if [ -n "${MCP_SANITIZE-}" ]; then
 	export TSAN_OPTIONS="log_path=$PWD/$san/tsan:halt_on_error=0:${TSAN_OPTIONS-}"
 fi
 
-for t in "$B"/t_* test/*.sh; do
-	case $t in test/run.sh | test/lib.sh) continue ;; esac
-	[ -x "$t" ] || [ "${t%.sh}" != "$t" ] || continue
+# Tests that mostly wait (calls of minutes) run beside the others: started
+# first, counted last.
+background="test/long.sh"
+for t in $background; do
+	name=$(basename "$t" .sh)
+	rm -f "test/out/$name.rc"
+	(
+		start=$(date +%s)
+		timeout -k 10 "$limit" sh "$t" >"test/out/$name.log" \
+		    2>"test/out/$name.log.err"
+		echo "$? $(( $(date +%s) - start ))" >"test/out/$name.rc"
+	) &
+done
+
+# result T RC SECS: counts T's TAP log and prints its line.
+result() {
+	t=$1
+	rc=$2
+	secs=$3
 	name=$(basename "$t" .sh)
 	log=test/out/$name.log
-	start=$(date +%s)
-	case $t in
-	*.sh) timeout -k 10 "$limit" sh "$t" >"$log" 2>"$log.err" ;;
-	*) timeout -k 10 "$limit" "$t" >"$log" 2>"$log.err" ;;
-	esac
-	rc=$?
-	secs=$(( $(date +%s) - start ))
 	p=$(grep -c '^ok ' "$log")
 	f=$(grep -c '^not ok ' "$log")
 	plan=$(grep -c '^1\.\.[0-9]' "$log")
@@ -61,6 +70,25 @@ for t in "$B"/t_* test/*.sh; do
 		grep -A3 '^not ok ' "$log" | head -40 | sed 's/^/    /'
 		tail -5 "$log.err" | sed 's/^/    stderr: /'
 	fi
+}
+
+for t in "$B"/t_* test/*.sh; do
+	case $t in test/run.sh | test/lib.sh) continue ;; esac
+	case " $background " in *" $t "*) continue ;; esac
+	[ -x "$t" ] || [ "${t%.sh}" != "$t" ] || continue
+	log=test/out/$(basename "$t" .sh).log
+	start=$(date +%s)
+	case $t in
+	*.sh) timeout -k 10 "$limit" sh "$t" >"$log" 2>"$log.err" ;;
+	*) timeout -k 10 "$limit" "$t" >"$log" 2>"$log.err" ;;
+	esac
+	result "$t" $? $(( $(date +%s) - start ))
+done
+wait
+for t in $background; do
+	name=$(basename "$t" .sh)
+	read -r rc secs <"test/out/$name.rc" || { rc=1; secs=0; }
+	result "$t" "$rc" "$secs"
 done
 if [ -n "${MCP_SANITIZE-}" ]; then
 	reports=$(ls "$san" 2>/dev/null | wc -l)

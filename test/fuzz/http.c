@@ -52,6 +52,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mcp_server_set_option(srv, "http", "127.0.0.1:0");
 		mcp_server_set_option(srv, "grace-ms", "200");
 		mcp_server_set_option(srv, "stream-after-ms", "20");
+		mcp_server_set_option(srv, "tool-timeout", "100");
 		mcp_server_set_max_message(srv, 4096);
 	}
 	if (drv_start(&d, srv, 0) != MCP_OK)
@@ -67,6 +68,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (MHD_add_connection(srv->http->d, sv[0], (struct sockaddr *)&sin,
 	    sizeof(sin)) != MHD_YES)
 		abort();
+	/* MHD takes in connections so added when it next runs. */
+	mcp__http_wake(srv->http);
 	step = (size_t)(data[0] % 128) + 1;
 	for (i = 0; off < size && i < 10000; i++) {
 		n = size - off < step ? size - off : step;
@@ -81,8 +84,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			break;
 	}
 	shutdown(sv[1], SHUT_WR);
-	/* Until the server closes, or 20 quiet steps (a stream stays). */
-	for (i = 0; i < 20 && !closed; i++) {
+	/* Until the server closes, or 8 quiet steps (a stream stays). */
+	for (i = 0; i < 8 && !closed; i++) {
 		drv_step(&d);
 		closed = drain(sv[1]);
 	}
