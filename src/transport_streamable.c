@@ -834,30 +834,6 @@ memfind(const char *hay, size_t len, const char *needle, size_t n)
 	return NULL;
 }
 
-/* A request that got no answer: 200, an empty event stream; frees R. */
-static enum MHD_Result
-empty_stream(struct route *r, struct MHD_Connection *conn, int new_session,
-    const char *origin)
-{
-	struct MHD_Response	*resp;
-	struct ssess		*ss = r->ss;
-	enum MHD_Result		 rc;
-
-	resp = MHD_create_response_from_buffer(0, NULL,
-	    MHD_RESPMEM_PERSISTENT);
-	if (resp == NULL)
-		return MHD_NO;
-	MHD_add_response_header(resp, "Content-Type", "text/event-stream");
-	MHD_add_response_header(resp, "Cache-Control", "no-cache, no-transform");
-	headers(resp, ss, new_session, origin);
-	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	route_free(r);
-	if (ss->stateless)
-		ssess_end(ss);
-	return rc;
-}
-
 /* Every answer of R is in its log: send it as one body, free R. */
 static enum MHD_Result
 answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
@@ -878,11 +854,11 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 	 * (one cancelled before it ended) must get a body of a JSON-RPC
 	 * type, so an empty event stream, with no id to resume it by.
 	 */
-	if (n == 0 && r->requests)
-		return empty_stream(r, conn, new_session, origin);
 	d = n > 0 ? r->log.data + r->log.off : NULL;
 	ctype = r->json ? "application/json" : "text/event-stream";
-	if (n == 0) {
+	if (n == 0 && r->requests) {
+		ctype = "text/event-stream";	/* in every mode */
+	} else if (n == 0) {
 		status = MHD_HTTP_ACCEPTED;
 		ctype = NULL;
 	} else if (r->bad) {
@@ -907,7 +883,7 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 			return MHD_NO;
 	}
 	if (n == 0) {
-		;		/* 202: no body */
+		;		/* no body */
 	} else if (body.len == 0 && r->log.off == 0 && d == r->log.data &&
 	    n == r->log.len) {
 		body = r->log;		/* the log becomes the body */

@@ -38,14 +38,7 @@ run() {
 	    "$server" --http 127.0.0.1:0 --grace-ms 3000 \
 	    2>"$tmp/server.log" &
 	pid=$!
-	port=
-	i=0
-	while [ -z "$port" ] && [ $i -lt 100 ]; do
-		port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' \
-		    "$tmp/server.log" 2>/dev/null | head -1)
-		sleep 0.1
-		i=$((i + 1))
-	done
+	port=$(logged_port "$tmp/server.log" "$pid")
 	if [ -z "$port" ]; then
 		sed 's/^/# /' "$tmp/server.log"
 		ok 1 "seed $seed: the server starts"

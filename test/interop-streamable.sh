@@ -155,26 +155,7 @@ gen_one() {
 gen_conf() {
 	gen_one demo "$ndport" "$dport"
 	gen_one conf "$ncport" "$cport"
-	cat >"$tmp/nginx.conf" <<EOF
-daemon off;
-master_process off;
-worker_processes 1;
-pid $tmp/nginx.pid;
-error_log $tmp/error.log info;
-events {
-    worker_connections 1024;
-}
-http {
-    access_log $tmp/access.log;
-    client_body_temp_path $tmp/body;
-    proxy_temp_path $tmp/proxy;
-    fastcgi_temp_path $tmp/fastcgi;
-    uwsgi_temp_path $tmp/uwsgi;
-    scgi_temp_path $tmp/scgi;
-    include $tmp/demo.conf;
-    include $tmp/conf.conf;
-}
-EOF
+	nginx_main "$tmp" "$tmp/demo.conf" "$tmp/conf.conf"
 }
 
 # The changes took: a rewrite that stopped matching docs/nginx.conf would

@@ -114,3 +114,51 @@ stop() {
 	rc=$?
 	[ -n "$status" ] || status=$rc
 }
+
+# logged_port LOG [PID] [TENTHS]: the port a server started with
+# --http 127.0.0.1:0 logged in LOG ("listening on http://127.0.0.1:PORT"),
+# waiting TENTHS tenths of a second (default 100) and no longer than PID
+# lives; empty if it did not come.
+logged_port() {
+	_i=0
+	while [ "$_i" -lt "${3:-100}" ]; do
+		_p=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9][0-9]*\).*|\1|p' \
+		    "$1" 2>/dev/null | head -n 1)
+		[ -n "$_p" ] && { echo "$_p"; return 0; }
+		[ -n "${2-}" ] && ! kill -0 "$2" 2>/dev/null && return 1
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
+# nginx_main DIR CONF...: DIR/nginx.conf, an nginx main config for one
+# process in the foreground that keeps every file it writes in DIR and
+# includes each server-block file CONF.
+nginx_main() {
+	_d=$1
+	shift
+	{
+		cat <<EOF
+daemon off;
+master_process off;
+worker_processes 1;
+pid $_d/nginx.pid;
+error_log $_d/error.log info;
+events {
+    worker_connections 1024;
+}
+http {
+    access_log $_d/access.log;
+    client_body_temp_path $_d/body;
+    proxy_temp_path $_d/proxy;
+    fastcgi_temp_path $_d/fastcgi;
+    uwsgi_temp_path $_d/uwsgi;
+    scgi_temp_path $_d/scgi;
+EOF
+		for _c in "$@"; do
+			echo "    include $_c;"
+		done
+		echo "}"
+	} >"$_d/nginx.conf"
+}

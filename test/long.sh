@@ -41,15 +41,7 @@ start() {
 	"$MCP_DEMO" --http 127.0.0.1:0 --keepalive 5 --allow-host "$public" \
 	    "$@" </dev/null >/dev/null 2>"$tmp/$name.log" &
 	pids="$pids $!"
-	port=
-	i=0
-	while [ -z "$port" ] && [ $i -lt 100 ]; do
-		port=$(sed -n 's|.*listening on http://127\.0\.0\.1:\([0-9]*\).*|\1|p' \
-		    "$tmp/$name.log" | head -1)
-		sleep 0.1
-		i=$((i + 1))
-	done
-	[ -n "$port" ] || bail "mcp-demo $* starts"
+	port=$(logged_port "$tmp/$name.log" $!) || bail "mcp-demo $* starts"
 }
 start sse
 psse=$port
@@ -79,25 +71,7 @@ for b in sse:$psse json:$pjson stateless:$pstateless; do
 done
 grep -q "libmcp_stateless" "$tmp/blocks.conf" ||
     bail "docs/nginx.conf has the upstream and proxy_pass lines this test rewrites"
-cat >"$tmp/nginx.conf" <<EOC
-daemon off;
-master_process off;
-worker_processes 1;
-pid $tmp/nginx.pid;
-error_log $tmp/error.log notice;
-events {
-    worker_connections 1024;
-}
-http {
-    access_log $tmp/access.log;
-    client_body_temp_path $tmp/body;
-    proxy_temp_path $tmp/proxy;
-    fastcgi_temp_path $tmp/fastcgi;
-    uwsgi_temp_path $tmp/uwsgi;
-    scgi_temp_path $tmp/scgi;
-    include $tmp/blocks.conf;
-}
-EOC
+nginx_main "$tmp" "$tmp/blocks.conf"
 "$nginx" -p "$tmp" -c "$tmp/nginx.conf" 2>"$tmp/nginx.err" &
 pids="$pids $!"
 i=0

@@ -16,6 +16,7 @@
 #				 the repo root)
 set -u
 cd "$(dirname "$0")/.." || exit 1
+. test/lib.sh	# nginx_main; the TAP functions below are this script's own
 
 server=${1:-$MCP_DEMO}
 conf_src=docs/nginx.conf
@@ -175,25 +176,7 @@ gen_conf() {	# gen_conf NGINX_PORT
 	    -e "s|^\([[:space:]]*\)server 127\.0\.0\.1:8080;|\1server 127.0.0.1:$sport;|" \
 	    -e "s|^\([[:space:]]*\)proxy_read_timeout [0-9]*[a-z]*;|\1proxy_read_timeout $read_timeout;|" \
 	    "$conf_src" >"$tmp/libmcp.conf"
-	cat >"$tmp/nginx.conf" <<EOF
-daemon off;
-master_process off;
-worker_processes 1;
-pid $tmp/nginx.pid;
-error_log $tmp/error.log info;
-events {
-    worker_connections 1024;
-}
-http {
-    access_log $tmp/access.log;
-    client_body_temp_path $tmp/body;
-    proxy_temp_path $tmp/proxy;
-    fastcgi_temp_path $tmp/fastcgi;
-    uwsgi_temp_path $tmp/uwsgi;
-    scgi_temp_path $tmp/scgi;
-    include $tmp/libmcp.conf;
-}
-EOF
+	nginx_main "$tmp" "$tmp/libmcp.conf"
 }
 
 nport=$(free_port)

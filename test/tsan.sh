@@ -43,15 +43,8 @@ reports "$tmp/stdio.err" stdio
 "$B/conformance-server" --http 127.0.0.1:0 --grace-ms 3000 \
     2>"$tmp/http.err" &
 pid=$!
-port=
-i=0
-while [ -z "$port" ] && [ $i -lt 100 ]; do
-	port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' \
-	    "$tmp/http.err" 2>/dev/null | head -1)
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -n "$port" ] || { kill "$pid"; bail "$B/conformance-server starts"; }
+port=$(logged_port "$tmp/http.err" "$pid") ||
+    { kill "$pid"; bail "$B/conformance-server starts"; }
 timeout 120 node test/chaos.mjs "$port" 12 7 >"$tmp/stats" 2>"$tmp/client.log"
 ok $? "HTTP: the chaos client ran to its end ($(cat "$tmp/stats"))" "$tmp/client.log"
 kill -TERM "$pid"
@@ -64,15 +57,8 @@ reports "$tmp/http.err" "HTTP chaos"
 "$B/mcp-demo" --http 127.0.0.1:0 --stateless --grace-ms 5000 \
     2>"$tmp/st.err" &
 pid=$!
-port=
-i=0
-while [ -z "$port" ] && [ $i -lt 100 ]; do
-	port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' \
-	    "$tmp/st.err" 2>/dev/null | head -1)
-	sleep 0.1
-	i=$((i + 1))
-done
-[ -n "$port" ] || { kill "$pid"; bail "$B/mcp-demo starts"; }
+port=$(logged_port "$tmp/st.err" "$pid") ||
+    { kill "$pid"; bail "$B/mcp-demo starts"; }
 for k in 1 2 3 4 5 6; do
 	curl -s --max-time 20 -H 'Content-Type: application/json' \
 	    -H 'Accept: application/json, text/event-stream' \

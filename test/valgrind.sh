@@ -262,14 +262,7 @@ if want e "$@"; then
 	$VG --log-file="$tmp/e.vg" "$server" --http 127.0.0.1:0 --keepalive 1 \
 	    2>"$tmp/e.err" &
 	pid=$!
-	port=
-	i=0
-	while [ -z "$port" ] && [ $i -lt 600 ]; do
-		port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' \
-		    "$tmp/e.err" | head -1)
-		sleep 0.1
-		i=$((i + 1))
-	done
+	port=$(logged_port "$tmp/e.err" "$pid" 600)
 	base=http://127.0.0.1:$port
 	post() {	# post STREAMFILE BODY
 		sid=$(sed -n 's/.*sessionId=\([0-9a-f]*\).*/\1/p' "$1" | head -1)
@@ -319,14 +312,7 @@ if want f "$@"; then
 	$VG --log-file="$tmp/f.vg" build/conformance-server \
 	    --http 127.0.0.1:0 --keepalive 1 2>"$tmp/f.err" &
 	pid=$!
-	port=
-	i=0
-	while [ -z "$port" ] && [ $i -lt 600 ]; do
-		port=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\).*|\1|p' \
-		    "$tmp/f.err" 2>/dev/null | head -1)
-		sleep 0.1
-		i=$((i + 1))
-	done
+	port=$(logged_port "$tmp/f.err" "$pid" 600)
 	mcp=http://127.0.0.1:$port/mcp
 	: >"$tmp/f.out"
 	mpost() {	# mpost BODY [HEADER...]: appends status and body
