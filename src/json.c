@@ -29,6 +29,7 @@ struct parser {
 	const unsigned char	*start;
 	const unsigned char	*end;
 	int			 depth;
+	int			 nul;	/* the last string held \u0000 */
 	struct json_perr	*err;
 	struct buf		 tmp;	/* decoded strings with escapes */
 };
@@ -243,6 +244,7 @@ string(struct parser *ps, const char **s, size_t *n)
 				/* Valid JSON: a string value may hold it (its
 				 * length says where it ends). */
 				ps->err->has_nul = 1;
+				ps->nul = 1;
 			}
 			break;
 		default:
@@ -286,9 +288,10 @@ member_name(struct parser *ps, const char **k, size_t *n)
 		return -1;
 	}
 	ps->p++;
+	ps->nul = 0;
 	if (string(ps, k, n) != 0)
 		return -1;
-	if (memchr(*k, '\0', *n) != NULL) {
+	if (ps->nul) {
 		/* jansson's keys are C strings: it would be cut there. */
 		fail(ps, 3, "\\u0000 in an object key is not supported");
 		return -1;

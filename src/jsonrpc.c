@@ -219,12 +219,6 @@ mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
 	uint32_t	 h1 = 2166136261u, h2 = 5381;
 	double		 d;
 
-	if (mcp__rpc_id_is_raw(id) && mcp__rpc_integral(json_string_value(id)
-	    + 1, json_string_length(id) - 1, &d))
-		return real_key(d, key, keylen);
-	if (json_is_real(id) && isfinite(json_real_value(id)) &&
-	    json_real_value(id) == floor(json_real_value(id)))
-		return real_key(json_real_value(id), key, keylen);
 	if (json_is_integer(id)) {
 		n = mcp__fmt_int(num, (long long)json_integer_value(id));
 		if (n + 2 > keylen)
@@ -233,10 +227,19 @@ mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
 		memcpy(key + 1, num, n + 1);
 		return MCP_OK;
 	}
+	if (json_is_real(id) && isfinite(json_real_value(id)) &&
+	    json_real_value(id) == floor(json_real_value(id)))
+		return real_key(json_real_value(id), key, keylen);
 	if (!json_is_string(id))
 		return MCP_EINVAL;
 	s = json_string_value(id);
 	n = json_string_length(id);
+	if (n > 0 && (unsigned char)s[0] == 0xff) {
+		/* An integral id kept as its text (mcp__rpc_id_raw). */
+		if (!mcp__rpc_integral(s + 1, n - 1, &d))
+			return MCP_EINVAL;
+		return real_key(d, key, keylen);
+	}
 	if (n + 2 <= keylen && memchr(s, '\0', n) == NULL) {
 		key[0] = 's';
 		memcpy(key + 1, s, n);
