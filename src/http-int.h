@@ -76,8 +76,8 @@ struct MHD_Response *mcp__http_event_stream(MHD_ContentReaderCallback reader,
 	    void *cls, MHD_ContentReaderFreeCallback free_fn) MCP_HIDDEN;
 void	 mcp__http_shutdown(struct MHD_Connection *conn) MCP_HIDDEN;
 /* A response whose body is B's bytes (taken; B is emptied). */
-struct MHD_Response *mcp__http_body(struct http *h, struct buf *b)
-	    MCP_HIDDEN;
+struct MHD_Response *mcp__http_body(struct http *h,
+	    struct MHD_Connection *conn, struct buf *b) MCP_HIDDEN;
 int	 mcp__http_new_id(char *out) MCP_HIDDEN;
 
 /* transport_streamable.c, called by http.c */

@@ -37,7 +37,9 @@ struct conn_info {
 	int			 busy;		/* a request is being read */
 	int			 linger;	/* answered before its body was
 						 * read: close it lingering */
-	double			 since;		/* request clock start */
+	int			 sending;	/* a whole body is going out */
+	double			 since;		/* request clock start; while
+						 * sending, its last progress */
 };
 
 /*
@@ -157,9 +159,11 @@ mcp__http_flush(struct http *h)
  * within --request-timeout (slowloris), or a kept-alive one quiet for
  * --idle-timeout since its last request, is shut down; MHD then closes
  * it on its next look. A connection whose request is being served -- a
- * POST waiting for a call of minutes, a stream -- is not slow: it is
- * exempt until that request completes, and streams have their own
- * bounds (keepalives, --idle-timeout on stalled writes).
+ * POST waiting for a call of minutes, a stream, a large answer on its
+ * way to a slow reader -- is not slow: it is exempt until that request
+ * completes. Streams have their own bounds (keepalives, --idle-timeout
+ * on stalled writes); a whole body whose writes stall for
+ * --idle-timeout is cut here.
  */
 static void
 sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
@@ -171,9 +175,11 @@ sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 	(void)revents;
 	for (ci = h->conns; ci != NULL; ci = ci->next)
-		if (!ci->serving && ci->since > 0 &&
+		if ((ci->sending && ci->since > 0 &&
+		    now - ci->since > h->conf->idle_timeout) ||
+		    (!ci->serving && ci->since > 0 &&
 		    now - ci->since > (ci->served && !ci->busy ?
-		    h->conf->idle_timeout : h->conf->request_timeout)) {
+		    h->conf->idle_timeout : h->conf->request_timeout))) {
 			shutdown(ci->fd, SHUT_RDWR);
 			ci->since = 0;
 			n++;
@@ -334,6 +340,7 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 		ci->served = 1;
 		ci->busy = 0;
 		ci->serving = 0;
+		ci->sending = 0;
 	}
 	/* Draining: this may have been the last answer owed. */
 	if (h->srv->draining)
@@ -433,8 +440,9 @@ mcp__http_event_stream(MHD_ContentReaderCallback reader, void *cls,
  * small one goes from the buffer. B's bytes are taken (B is emptied).
  */
 struct body {
-	struct http	*h;
-	struct buf	 b;
+	struct http		*h;
+	struct conn_info	*ci;	/* outlives the response (MHD) */
+	struct buf		 b;
 };
 
 #define BODY_BLOCK	(64 * 1024)
@@ -450,6 +458,8 @@ body_read(void *cls, uint64_t pos, char *buf, size_t max)
 	n = len - (size_t)pos < max ? len - (size_t)pos : max;
 	memcpy(buf, bd->b.data + bd->b.off + pos, n);
 	mcp__server_progress(bd->h->srv);
+	if (bd->ci != NULL)
+		bd->ci->since = ev_now(bd->h->srv->loop);
 	return (ssize_t)n;
 }
 
@@ -463,12 +473,18 @@ body_free(void *cls)
 }
 
 struct MHD_Response *
-mcp__http_body(struct http *h, struct buf *b)
+mcp__http_body(struct http *h, struct MHD_Connection *conn, struct buf *b)
 {
 	struct MHD_Response	*resp;
+	struct conn_info	*ci = conn_info(conn);
 	struct body		*bd;
 	size_t			 len = b->len - b->off;
 
+	/* Its writes are watched for a stall (sweep_cb). */
+	if (ci != NULL) {
+		ci->sending = 1;
+		ci->since = ev_now(h->srv->loop);
+	}
 	if (len <= BODY_BLOCK && b->off == 0 && len > 0) {
 		/* MHD frees the buffer it is given. */
 		resp = MHD_create_response_from_buffer(len, b->data,
@@ -490,6 +506,7 @@ mcp__http_body(struct http *h, struct buf *b)
 		return NULL;
 	}
 	bd->h = h;
+	bd->ci = ci;
 	bd->b = *b;
 	memset(b, 0, sizeof(*b));
 	resp = MHD_create_response_from_callback(len, BODY_BLOCK, body_read,
@@ -1010,10 +1027,15 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		 * answer can go at once. */
 		v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 		    "Expect");
-		if (too_large && v != NULL && strcasecmp(v, "100-continue") == 0)
+		if (too_large && v != NULL && strcasecmp(v, "100-continue") ==
+		    0) {
+			/* Lingering: it may send the body all the same. */
+			if (ci != NULL)
+				ci->linger = 1;
 			return mcp__http_reply_rpc(conn, 413,
 			    MCP_RPC_INVALID_REQUEST,
 			    "message exceeds --max-message", origin);
+		}
 	}
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
@@ -1086,6 +1108,9 @@ access_cb(void *cls, struct MHD_Connection *conn, const char *url,
 		*upload_data_size = 0;
 		return MHD_YES;
 	}
+	/* The request is read: from here on it is being served, not slow
+	 * (sweep_cb), however long its answer takes to make or to send. */
+	mcp__http_serving(conn);
 	/* A suspended POST is back: its answer (or stream) is ready. */
 	if (r->posted)
 		return mcp__mcp_resumed(h, conn, r);

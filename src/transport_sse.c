@@ -103,17 +103,22 @@ queue(struct sse_stream *st, const char *a, size_t alen, const char *b,
 {
 	if (st->ending)
 		return MCP_ESTATE;
+	/*
+	 * The bound is on what waits unread before this message: one
+	 * message larger than it (a big answer) is not a reader that
+	 * stopped reading.
+	 */
+	if (st->out.len - st->out.off > st->h->conf->max_queued) {
+		cut(st, MCP_LOG_NOTICE,
+		    "its reader stopped reading (--max-queued)");
+		return MCP_ESTATE;
+	}
 	if (mcp__buf_reserve(&st->out, alen + blen + clen) != MCP_OK)
 		return MCP_ENOMEM;
 	memcpy(st->out.data + st->out.len, a, alen);
 	memcpy(st->out.data + st->out.len + alen, b, blen);
 	memcpy(st->out.data + st->out.len + alen + blen, c, clen);
 	st->out.len += alen + blen + clen;
-	if (st->out.len - st->out.off > st->h->conf->max_queued) {
-		cut(st, MCP_LOG_NOTICE,
-		    "its reader stopped reading (--max-queued)");
-		return MCP_ESTATE;
-	}
 	resume(st);
 	return MCP_OK;
 }

@@ -61,6 +61,7 @@ struct route {
 	struct req	*waiting;	/* its POST, not answered yet */
 	struct MHD_Connection *wconn;
 	struct peer_watch pw;		/* ... and whether its client left */
+	int		 resumed;	/* ... told to go on already */
 	int		 requests;	/* its POST carried requests */
 	ev_timer	 wait;		/* waited long enough: start a stream */
 	struct sconn	*sc;		/* the connection reading it */
@@ -210,12 +211,17 @@ sc_resume(struct sconn *sc)
 	mcp__http_wake(sc->h);
 }
 
-/* A POST waiting for its answer goes on: to answer, or to stream. */
+/* A POST waiting for its answer goes on: to answer, or to stream. Once:
+ * MHD must not be asked to resume a connection that is no longer
+ * suspended (its handler may not have run yet). */
 static void
 wait_resume(struct route *r)
 {
 	ev_timer_stop(r->ss->h->srv->loop, &r->wait);
 	mcp__http_unwatch(&r->pw);
+	if (r->resumed)
+		return;
+	r->resumed = 1;
 	MHD_resume_connection(r->wconn);
 	mcp__http_wake(r->ss->h);
 }
@@ -461,8 +467,10 @@ log_event(struct route *r, const char *json, size_t len)
 	mcp__buf_add(&r->log, json, len);
 	mcp__buf_add(&r->log, "\n\n", 2);
 	r->nev++;
-	if (r->sc != NULL && log_end(r) - r->sc->pos >
-	    r->ss->h->conf->max_queued)
+	/* What waited unread before this event: one event larger than the
+	 * bound (a big answer) is not a reader that stopped reading. */
+	if (r->sc != NULL && r->ev[r->nev - 1].at > r->sc->pos &&
+	    r->ev[r->nev - 1].at - r->sc->pos > r->ss->h->conf->max_queued)
 		cut(r->sc, MCP_LOG_NOTICE,
 		    "its reader stopped reading (--max-queued)");
 	trim(r);
@@ -687,10 +695,14 @@ ka_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		cut(sc, MCP_LOG_NOTICE, "its writes stalled (--idle-timeout)");
 		return;
 	}
-	if (!behind)
-		sc->drained_at = ev_now(loop);
-	if (sc->ending)
+	/*
+	 * Bytes still going out keep a proxy awake by themselves; a
+	 * keepalive now could land in the middle of an event (the reader
+	 * sends extra before the rest of the log), and break it.
+	 */
+	if (behind || sc->ending)
 		return;
+	sc->drained_at = ev_now(loop);
 	mcp__buf_adds(&sc->extra, text);
 	sc_resume(sc);
 }
@@ -741,7 +753,7 @@ start_stream(struct route *r, struct MHD_Connection *conn, uint64_t from,
 
 	sc = calloc(1, sizeof(*sc));
 	if (sc == NULL)
-		return MHD_NO;
+		goto fail;
 	sc->h = h;
 	sc->r = r;
 	sc->conn = conn;
@@ -771,7 +783,7 @@ start_stream(struct route *r, struct MHD_Connection *conn, uint64_t from,
 	if (resp == NULL) {
 		mcp__buf_free(&sc->extra);
 		free(sc);
-		return MHD_NO;
+		goto fail;
 	}
 	headers(resp, r->ss, new_session, origin);
 	/*
@@ -790,9 +802,15 @@ start_stream(struct route *r, struct MHD_Connection *conn, uint64_t from,
 	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
 	MHD_destroy_response(resp);	/* sc_free runs when MHD is done */
 	if (rc != MHD_YES)
-		return rc;
+		return rc;		/* sc_free has cleaned up */
 	mcp__http_serving(conn);
 	return MHD_YES;
+
+fail:
+	/* Out of memory, no stream: nobody can read a stateless route. */
+	if (r->ss->stateless)
+		ssess_end(r->ss);
+	return MHD_NO;
 }
 
 /*
@@ -880,7 +898,7 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 		k = snprintf(head, sizeof(head), "id: %u-0\nretry: %d\n"
 		    "data: \n\n", r->no, ss->h->conf->sse_retry);
 		if (mcp__buf_add(&body, head, (size_t)k) != MCP_OK)
-			return MHD_NO;
+			goto fail;
 	}
 	if (n == 0) {
 		;		/* no body */
@@ -888,13 +906,11 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 	    n == r->log.len) {
 		body = r->log;		/* the log becomes the body */
 		memset(&r->log, 0, sizeof(r->log));
-	} else if (mcp__buf_add(&body, d, n) != MCP_OK) {
-		mcp__buf_free(&body);
-		return MHD_NO;
-	}
-	resp = mcp__http_body(ss->h, &body);
+	} else if (mcp__buf_add(&body, d, n) != MCP_OK)
+		goto fail;
+	resp = mcp__http_body(ss->h, conn, &body);
 	if (resp == NULL)
-		return MHD_NO;
+		goto fail;
 	if (ctype != NULL)
 		MHD_add_response_header(resp, "Content-Type", ctype);
 	headers(resp, ss, new_session, origin);
@@ -904,6 +920,14 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 	if (ss->stateless)
 		ssess_end(ss);
 	return rc;
+
+fail:
+	/* Out of memory: the connection closes, and what it held goes. */
+	mcp__buf_free(&body);
+	route_free(r);
+	if (ss->stateless)
+		ssess_end(ss);
+	return MHD_NO;
 }
 
 static void
@@ -1178,6 +1202,7 @@ mcp__mcp_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 	/* Being served, however long the call runs: no request deadline. */
 	mcp__http_serving(conn);
 	ev_timer_start(h->srv->loop, &r->wait);
+	r->resumed = 0;
 	MHD_suspend_connection(conn);
 	mcp__http_watch(h, &r->pw, conn);
 	return MHD_YES;

@@ -465,13 +465,87 @@ async function authDetails(t) {
 	}
 }
 
+// ---- big answers (found in review) ------------------------------------------
+
+// A 6 MiB answer streamed to a client that pauses: the keepalives do not
+// land inside it. One answer larger than --max-queued does not cut its
+// own stream. A large whole body to a slow reader is served past
+// --request-timeout; one nobody reads is cut after --idle-timeout.
+async function bigAnswers(t) {
+	const big = 6 << 20;
+	const text = 'b'.repeat(big);
+	let srv = await startServer(['--keepalive', '1', '--stream-after-ms', '0', '--max-message', String(10 << 20)]);
+	let sid = await open(srv);
+	let x = post(srv.port, call('k', 'echo', { text }), { sid });
+	await x.head(5000);
+	x.res.pause();
+	await sleep(3500);
+	x.res.resume();
+	await x.done(20000);
+	t.ok(x.status === 200 && x.sse && textOf(x.answer('k')) === text && x.comments().length === 0,
+	    'a 6 MiB answer on a live stream, its client paused 3.5 s, --keepalive 1: the event arrives whole ' +
+	    '(no keepalive in the middle of it)', `${x.summary().slice(0, 300)} comments ${x.comments().length}`);
+
+	// One event larger than --max-queued (8 MiB): delivered.
+	const huge = 'h'.repeat(9 << 20);
+	srv = await startServer(['--max-message', String(12 << 20), '--stream-after-ms', '0']);
+	sid = await open(srv, { version: '2025-06-18' });
+	x = await post(srv.port, call('q', 'echo', { text: huge }), { sid }).done(20000);
+	t.ok(x.headers['transfer-encoding'] === 'chunked' && textOf(x.answer('q')) === huge,
+	    '/mcp: one 9 MiB answer on a live stream, over the default --max-queued (8 MiB), is delivered, not cut',
+	    x.summary().slice(0, 300));
+	const g = get(srv.port, { path: '/sse' });
+	await g.until(() => g.items.some((i) => i.event === 'endpoint'), 5000);
+	const ssid = /sessionId=([0-9a-f]{32})/.exec(g.items[0].data)[1];
+	await postSse(srv.port, ssid, INIT(1, '2024-11-05'));
+	await postSse(srv.port, ssid, call('q', 'echo', { text: huge }));
+	await g.until(() => g.msgs.some((m) => m && m.id === 'q'), 20000);
+	t.ok(textOf(g.msgs.find((m) => m && m.id === 'q')) === huge,
+	    '/sse: the same 9 MiB answer goes down the stream, and the session lives', `${g.bytes} bytes`);
+	g.close();
+
+	// A whole body of 6 MiB, its reader slow: served past --request-timeout.
+	srv = await startServer(['--request-timeout', '2', '--idle-timeout', '3', '--stream-after-ms', '10000',
+	    '--max-message', String(10 << 20)]);
+	sid = await open(srv);
+	x = post(srv.port, call('w', 'echo', { text }), { sid });
+	await x.head(5000);
+	x.res.pause();
+	await sleep(2500);
+	x.res.resume();
+	await x.done(20000);
+	t.ok(x.headers['content-length'] && textOf(x.answer('w')) === text,
+	    'a 6 MiB whole body, its reader paused 2.5 s (--request-timeout 2, --idle-timeout 3): delivered in full',
+	    x.summary().slice(0, 300));
+	// ... and one nobody reads: cut once its writes stall for --idle-timeout.
+	const c = rawConn(srv.port);
+	await c.connected;
+	const body = JSON.stringify(call('n', 'echo', { text }));
+	c.sock.write(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${srv.port}\r\nContent-Type: application/json\r\n` +
+	    `Accept: application/json, text/event-stream\r\nMcp-Session-Id: ${sid}\r\n` +
+	    `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
+	await sleep(300);
+	c.sock.pause();
+	const t0 = Date.now();
+	await c.until(() => c.closedAt !== null, 1);
+	c.sock.resume();
+	// Drain nothing: a paused socket sees the close only when resumed.
+	c.sock.pause();
+	await sleep(7000);
+	c.sock.resume();
+	await c.until(() => c.closedAt !== null, 3000);
+	t.ok(c.closedAt !== null && c.closedAt - (t0 - c.t0) < 12000,
+	    'a 6 MiB whole body nobody reads: the connection is cut after --idle-timeout (3 s)',
+	    `closed at ${c.closedAt}, t0 ${t0 - c.t0}`);
+}
+
 async function main() {
 	await runGroups([
 		['long calls', longCalls, 40000], ['stateless sigterm', statelessSigterm, 30000],
 		['drain whole', drainWhole], ['kept alive', keptAlive], ['clients leave', clientsLeave, 60000],
 		['thousand', thousand, 90000], ['too large', tooLarge, 60000], ['templates', templates],
 		['cancelled post', cancelledPost], ['before initialized', beforeInitialized],
-		['auth details', authDetails],
+		['auth details', authDetails], ['big answers', bigAnswers, 60000],
 	], { run: group, times: 'DEFECTS_TIMES' });
 	killAll();
 	process.exit(process.exitCode);

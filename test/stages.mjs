@@ -108,7 +108,7 @@ async function mcpClient(extra, name) {
 
 const TRANSPORTS = [
 	['stdio', (x) => stdioClient(x)],
-	['/sse', (x) => sseClient(['--max-queued', String(64 << 20), ...x])],
+	['/sse', (x) => sseClient(x)],
 	['/mcp', (x) => mcpClient(x, '/mcp')],
 	['/mcp --json-response', (x) => mcpClient(['--json-response', ...x], '/mcp --json-response')],
 	['/mcp --stateless', (x) => mcpClient(['--stateless', ...x], '/mcp --stateless')],
