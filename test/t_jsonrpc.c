@@ -851,7 +851,9 @@ t_raw_ids(void)
 		    &e) == 1, "%s: parsed", texts[i]))
 			continue;
 		mcp__buf_reset(&b);
-		mcp__rpc_result(&b, f.id, json_object());
+		id = json_object();
+		mcp__rpc_result(&b, f.id, id);
+		json_decref(id);
 		snprintf(js, sizeof(js), "{\"jsonrpc\":\"2.0\",\"id\":%s,"
 		    "\"result\":{}}", texts[i]);
 		ok(b.len == strlen(js) && memcmp(b.data, js, b.len) == 0,
@@ -911,6 +913,7 @@ t_idscan(void)
 	};
 	struct idscan	 sc;
 	struct buf	 b = { 0 };
+	const char	*p;
 	json_t		*id;
 	size_t		 i, k, n;
 	int		 good;
@@ -944,14 +947,15 @@ t_idscan(void)
 	}
 	/* A long id value is no id; a cut message keeps what it saw. */
 	mcp__idscan_init(&sc);
-	mcp__idscan_feed(&sc, "{\"id\":\"", 7);
+	mcp__idscan_feed(&sc, "{\"id\":\"", strlen("{\"id\":\""));
 	for (i = 0; i < 100; i++)
 		mcp__idscan_feed(&sc, "x", 1);
 	mcp__idscan_feed(&sc, "\"}", 2);
 	id = mcp__idscan_id(&sc);
 	ok(id == NULL && sc.complete, "a 100-byte id is too long to keep");
 	mcp__idscan_init(&sc);
-	mcp__idscan_feed(&sc, "{\"id\":5,\"params\":{\"x\":\"", 25);
+	p = "{\"id\":5,\"params\":{\"x\":\"";
+	mcp__idscan_feed(&sc, p, strlen(p));
 	id = mcp__idscan_id(&sc);
 	ok(json_integer_value(id) == 5 && !sc.complete,
 	    "an id read before the cut is kept");
