@@ -633,7 +633,6 @@ nul_target(const char **p, const json_t *v, va_list *ap, char *what,
 	const char	*key;
 	json_t		*item;
 	size_t		 i = 0;
-	int		 optional;
 
 	while (**p == ' ' || **p == ',' || **p == ':')
 		(*p)++;
@@ -677,12 +676,12 @@ nul_target(const char **p, const json_t *v, va_list *ap, char *what,
 				(*p)++;
 				return 0;
 			}
-			if (*(*p)++ != 's')
-				return 0;	/* not followed */
+			if (**p != 's')
+				return 0;	/* not followed (nor past its end) */
+			(*p)++;
 			key = va_arg(*ap, const char *);
-			optional = **p == '?';
-			if (optional)
-				(*p)++;
+			if (**p == '?')
+				(*p)++;		/* optional: the same walk */
 			item = key != NULL ? json_object_get(v, key) : NULL;
 			if (nul_target(p, item, ap, what, len)) {
 				/* Name the member: "text: a string ...". */
