@@ -10,102 +10,24 @@
 //
 //   node test/http.mjs [NAME ...]	only the groups whose names contain NAME
 import http from 'node:http';
-import net from 'node:net';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-	Child, SseParser, Waitable, children, diag, listening, ok, runGroups, showJson as show, skip, sleep,
+	SseParser, Waitable, diag, ok, runGroups, showJson as show, skip, sleep,
 } from './node/harness.mjs';
+import {
+	INITIALIZED, SID, Server, ZERO_SID, call, group, handles, isErr, killAll, ping,
+	rawConn as tcpConn, sized, textOf, track,
+} from './node/http-client.mjs';
 
 const SERVER = process.env.MCP_DEMO || 'build/mcp-demo';
-const SID = /^[0-9a-f]{32}$/;
-const ZERO_SID = '0'.repeat(32);
-
-// ---- what a group opens, closed when it ends ---------------------------
-
-const handles = new Set();	// sockets, requests, agents, timers, functions
-let started = [];		// servers started by the current group
-
-function track(h) {
-	handles.add(h);
-	return h;
-}
-
-function closeHandles() {
-	for (const h of handles) {
-		try {
-			if (typeof h === 'function')
-				h();
-			else if (typeof h.hasRef === 'function')
-				clearInterval(h);
-			else if (h instanceof http.Agent)
-				h.destroy();
-			else if (h.destroy)
-				h.destroy();
-		} catch { /* already gone */ }
-	}
-	handles.clear();
-}
-
-// (test/node/harness.mjs kills them too when the script exits.)
-function killAll() {
-	for (const s of children)
-		s.kill('SIGKILL');
-}
-for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'])
-	process.on(sig, () => { killAll(); process.exit(1); });
 
 // ---- the server under test ---------------------------------------------
 
-class HttpServer extends Child {
-	// addr is what --http gets; stdin 'pipe' keeps a pipe open (and
-	// unused), 'ignore' gives /dev/null.
-	constructor(args = [], { addr = '127.0.0.1:0', stdin = 'pipe' } = {}) {
-		super(SERVER, ['--http', addr, ...args], [stdin, 'pipe', 'pipe'], { stderrMax: 2000000 });
-		started.push(this);
-		this.stdout = '';
-		this.port = null;
-		this.expectExit = false;
-		this.proc.stdout.setEncoding('utf8');
-		this.proc.stdout.on('data', (d) => {
-			if (this.stdout.length < 100000)
-				this.stdout += d;
-			this._wake();
-		});
-		if (this.proc.stdin)
-			this.proc.stdin.on('error', () => { /* closed */ });
-	}
-
-	// Waits for the line "listening on http://ADDR:PORT"; throws when it
-	// does not come.
-	async start(ms = 10000) {
-		const l = () => listening(this.stderr.slice(0, this.stderr.lastIndexOf('\n') + 1));
-		await this.until(() => l() !== null || this.exit !== null ||
-		    this.spawnError !== undefined, ms);
-		const m = l();
-		if (!m || this.exit !== null)
-			throw new Error(`${SERVER} ${this.args.join(' ')} did not start: ` +
-			    `exit ${show(this.exit)} ${this.spawnError || ''}\nstderr: ${this.stderr.slice(-600)}`);
-		this.addr = m.addr;
-		this.port = m.port;
-		this.listenLine = `listening on ${m.url}`;
-		return this;
-	}
-
-	// VmRSS (or another field of /proc/PID/status) in kB; null when gone.
-	rss(field = 'VmRSS') {
-		return this.status([field])?.[field] ?? null;
-	}
-
-	tail(n = 600) {
-		return `server stderr: ${this.stderr.slice(-n)}`;
-	}
-}
-
-async function startServer(args, opts) {
-	return new HttpServer(args, opts).start();
-}
+// build/mcp-demo --http ADDR ARGS; opts: addr and stdin (see Server).
+const startServer = (args = [], opts = {}) =>
+	new Server(SERVER, args, { stdout: 'pipe', stderrMax: 2000000, ...opts }).start();
 
 // ---- HTTP clients ------------------------------------------------------
 
@@ -324,32 +246,9 @@ class Sse extends Waitable {
 	}
 }
 
-// A raw TCP connection: data collects everything received (latin1),
-// closedAt is ms after connect when the server closed it.
-function rawConn(port, host = '127.0.0.1') {
-	const c = Object.assign(new Waitable(),
-	    { data: '', bytes: 0, closedAt: null, error: null, t0: Date.now() });
-	c.sock = track(net.connect({ port, host }));
-	c.connected = new Promise((res) => {
-		c.sock.on('connect', () => res(true));
-		c.sock.on('error', (e) => { c.error = e.code || e.message; res(false); c._wake(); });
-	});
-	c.sock.on('data', (d) => {
-		c.bytes += d.length;
-		if (c.data.length < 300000)
-			c.data += d.toString('latin1');
-		c._wake();
-	});
-	c.sock.on('close', () => {
-		c.closedAt = Date.now() - c.t0;
-		c._wake();
-	});
-	c.status = () => {
-		const m = c.data.match(/^HTTP\/1\.[01] (\d{3})/);
-		return m && c.data.includes('\r\n\r\n') ? Number(m[1]) : null;
-	};
-	return c;
-}
+// A raw TCP connection (http-client.mjs) keeping the first 300,000
+// characters it receives.
+const rawConn = (port) => tcpConn(port, { keep: 300000 });
 
 // ---- MCP helpers ------------------------------------------------------
 
@@ -358,15 +257,6 @@ const INIT = (id = 'init', version = '2025-06-18') => ({
 	params: { protocolVersion: version, capabilities: {},
 	    clientInfo: { name: 'http-test', version: '1' } },
 });
-const INITIALIZED = { jsonrpc: '2.0', method: 'notifications/initialized' };
-const call = (id, name, args) => ({
-	jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: args },
-});
-const ping = (id) => ({ jsonrpc: '2.0', id, method: 'ping' });
-const textOf = (m) => m && m.result && Array.isArray(m.result.content) &&
-    m.result.content[0] ? m.result.content[0].text : undefined;
-const isErr = (m, code) => m && m.error && m.error.code === code &&
-    typeof m.error.message === 'string' && !('result' in m);
 
 /*
  * Opens GET {base}/sse, waits for the endpoint and, unless init is false,
@@ -391,15 +281,6 @@ async function session(srv, { base = '', headers = {}, init = true, host, family
 		if (n.status !== 202)
 			throw new Error(`POST notifications/initialized: ${n.status} ${show(n.body)}`);
 	}
-	return s;
-}
-
-// A message of exactly len bytes: an echo call padded with x.
-function sized(id, len) {
-	const pad = len - JSON.stringify(call(id, 'echo', { text: '' })).length;
-	const s = JSON.stringify(call(id, 'echo', { text: 'x'.repeat(pad) }));
-	if (Buffer.byteLength(s) !== len)
-		throw new Error('sizing');
 	return s;
 }
 
@@ -1474,37 +1355,6 @@ async function maxPerIp(t) {
 }
 
 // ---- running the groups --------------------------------------------------
-
-async function group(name, fn, ms = 30000) {
-	const t = {
-		dead: false,
-		ok(cond, desc, ...why) {
-			return t.dead ? !!cond : ok(cond, desc, ...why);
-		},
-	};
-	started = [];
-	let timer;
-	try {
-		await Promise.race([fn(t), new Promise((_, rej) => {
-			timer = setTimeout(() => rej(new Error(`timed out after ${ms} ms`)), ms);
-		})]);
-	} catch (e) {
-		t.dead = true;
-		ok(false, `${name}: completes`, e.stack || String(e));
-	} finally {
-		clearTimeout(timer);
-		t.dead = true;
-	}
-	for (const s of started)
-		if (s.port !== null && !s.expectExit)
-			ok(s.exit === null, `${name}: the server (${s.args.join(' ')}) is still running at the end`,
-			    `exit ${show(s.exit)}`, s.tail());
-	closeHandles();
-	for (const s of [...children]) {
-		s.kill('SIGKILL');
-		await Promise.race([s.exited, sleep(3000)]);
-	}
-}
 
 async function main() {
 	await runGroups([

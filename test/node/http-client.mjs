@@ -1,5 +1,6 @@
 // http-client.mjs: what the raw HTTP tests of libmcp share
-// (test/streamable.mjs, test/defects.mjs): the servers under test,
+// (test/http.mjs, test/streamable.mjs, test/defects.mjs, test/stages.mjs):
+// the servers under test,
 // started with --http on a free port; one HTTP exchange read as it
 // arrives (status, headers, SSE events); raw TCP connections; MCP
 // messages; and a group runner that closes what a group opened and
@@ -21,8 +22,8 @@ export const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']
 
 // ---- what a group opens, closed when it ends ---------------------------
 
-export const handles = new Set();
-let started = [];
+export const handles = new Set();	// sockets, requests, agents, timers, functions
+let started = [];			// servers started by the current group
 
 export function track(h) {
 	handles.add(h);
@@ -34,6 +35,8 @@ export function closeHandles() {
 		try {
 			if (typeof h === 'function')
 				h();
+			else if (typeof h.hasRef === 'function')
+				clearInterval(h);
 			else if (h instanceof http.Agent)
 				h.destroy();
 			else if (h.destroy)
@@ -43,6 +46,7 @@ export function closeHandles() {
 	handles.clear();
 }
 
+// (test/node/harness.mjs kills them too when the script exits.)
 export function killAll() {
 	for (const s of children)
 		s.kill('SIGKILL');
@@ -52,17 +56,34 @@ for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'])
 
 // ---- the servers under test ---------------------------------------------
 
+/*
+ * A server started with --http ADDR (a free loopback port by default).
+ * stdin 'pipe' keeps a pipe open (and unused), 'ignore' gives /dev/null;
+ * stdout 'pipe' collects the first 100,000 characters of stdout.
+ */
 export class Server extends Child {
-	constructor(prog, args) {
-		super(prog, ['--http', '127.0.0.1:0', ...args], ['pipe', 'ignore', 'pipe'],
-		    { stderrMax: 200000 });
+	constructor(prog, args, { addr = '127.0.0.1:0', stdin = 'pipe', stdout = 'ignore',
+	    stderrMax = 200000 } = {}) {
+		super(prog, ['--http', addr, ...args], [stdin, stdout, 'pipe'], { stderrMax });
 		this.prog = prog;
 		started.push(this);
 		this.port = null;
 		this.expectExit = false;
-		this.proc.stdin.on('error', () => { /* closed */ });
+		if (this.proc.stdout) {
+			this.stdout = '';
+			this.proc.stdout.setEncoding('utf8');
+			this.proc.stdout.on('data', (d) => {
+				if (this.stdout.length < 100000)
+					this.stdout += d;
+				this._wake();
+			});
+		}
+		if (this.proc.stdin)
+			this.proc.stdin.on('error', () => { /* closed */ });
 	}
 
+	// Waits for the line "listening on http://ADDR:PORT"; throws when it
+	// does not come.
 	async start(ms = 10000) {
 		const l = () => listening(this.stderr.slice(0, this.stderr.lastIndexOf('\n') + 1));
 		await this.until(() => l() !== null || this.exit !== null ||
@@ -71,8 +92,15 @@ export class Server extends Child {
 		if (!m || this.exit !== null)
 			throw new Error(`${this.prog} ${this.args.join(' ')} did not start: ` +
 			    `exit ${show(this.exit)} ${this.spawnError || ''}\nstderr: ${this.stderr.slice(-600)}`);
+		this.addr = m.addr;
 		this.port = m.port;
+		this.listenLine = `listening on ${m.url}`;
 		return this;
+	}
+
+	// VmRSS (or another field of /proc/PID/status) in kB; null when gone.
+	rss(field = 'VmRSS') {
+		return this.status([field])?.[field] ?? null;
 	}
 
 	tail(n = 800) {
@@ -251,16 +279,23 @@ export function del(port, sid, { headers = {}, path = '/mcp' } = {}) {
 	return new Exchange(port, 'DELETE', path, { headers: h });
 }
 
-// A raw TCP connection: data collects what comes back (latin1).
-export function rawConn(port) {
-	const c = Object.assign(new Waitable(), { data: '', closedAt: null, error: null, t0: Date.now() });
-	c.sock = track(net.connect({ port, host: '127.0.0.1' }));
+/*
+ * A raw TCP connection: data collects what comes back (latin1, its first
+ * keep characters), bytes counts all of it, closedAt is ms after connect
+ * when the server closed it.
+ */
+export function rawConn(port, { host = '127.0.0.1', keep = Infinity } = {}) {
+	const c = Object.assign(new Waitable(),
+	    { data: '', bytes: 0, closedAt: null, error: null, t0: Date.now() });
+	c.sock = track(net.connect({ port, host }));
 	c.connected = new Promise((res) => {
 		c.sock.on('connect', () => res(true));
 		c.sock.on('error', (e) => { c.error = e.code || e.message; res(false); c._wake(); });
 	});
 	c.sock.on('data', (d) => {
-		c.data += d.toString('latin1');
+		c.bytes += d.length;
+		if (c.data.length < keep)
+			c.data += d.toString('latin1');
 		c._wake();
 	});
 	c.sock.on('close', () => {
