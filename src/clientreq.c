@@ -148,17 +148,23 @@ mcp__clientreq_send(struct mcp_call *n)
 	s->reqs = r;
 }
 
-/* Sends R, held until now, on its call's route; fails it if it cannot. */
+/*
+ * Sends R, held until now, on its call's route; fails it if it cannot,
+ * or if its call was cancelled meanwhile (its worker may not have seen
+ * that yet).
+ */
 static void
 release_held(struct session *s, struct client_req *r)
 {
 	struct client_req	**pp;
 	void			*saved = s->route;
-	int			 rc;
+	int			 rc = MCP_ECANCELED;
 
-	s->route = r->call->route;
-	rc = mcp__session_send(s, r->held, r->heldlen);
-	s->route = saved;
+	if (!r->call->dropped) {
+		s->route = r->call->route;
+		rc = mcp__session_send(s, r->held, r->heldlen);
+		s->route = saved;
+	}
 	free(r->held);
 	r->held = NULL;
 	if (rc == MCP_OK)

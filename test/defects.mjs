@@ -419,6 +419,24 @@ async function beforeInitialized(t) {
 		    content: { type: 'text', text: 'hello' }, model: 'm' } }, { sid }).done();
 	await x.done(5000);
 	t.ok(/sampled: hello/.test(textOf(x.answer('s'))), 'and the tool gets its answer', x.summary());
+
+	// A held request whose call is cancelled is never sent: the cancel
+	// and notifications/initialized come in one batch, before the
+	// worker's next look at its call.
+	const r2 = await post(srv.port, INIT('i', '2025-03-26', { sampling: {} })).done();
+	const sid2 = r2.headers['mcp-session-id'];
+	const g = get(srv.port, { sid: sid2 });
+	const c = post(srv.port, call('c', 'sample', { prompt: 'hi', timeout_ms: 10000 }), { sid: sid2 });
+	await sleep(500);
+	await post(srv.port, [{ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'c' } },
+	    INITIALIZED], { sid: sid2 }).done();
+	await sleep(1000);
+	const sent = [...g.msgs, ...c.msgs].filter((m) => m.method === 'sampling/createMessage');
+	t.ok(g.status === 200 && sent.length === 0,
+	    'a held sampling request whose call was cancelled is not sent once notifications/initialized comes',
+	    show(g.msgs), c.summary());
+	g.close();
+	c.close();
 }
 
 // The 401: scopes, the metadata, and CORS for a browser client.
