@@ -30,6 +30,7 @@ struct parser {
 	const unsigned char	*end;
 	int			 depth;
 	int			 nul;	/* the last string held \u0000 */
+	int			 batch;	/* the input is an array of messages */
 	struct json_perr	*err;
 	struct buf		 tmp;	/* decoded strings with escapes */
 };
@@ -398,10 +399,28 @@ number(struct parser *ps)
 	return json_real(d);
 }
 
+/*
+ * V, the id of a message, parsed from TEXT: an integral id written as a
+ * real (2.0, 1e2) is taken, kept as that text to be echoed byte for byte
+ * (mcp__rpc_id_raw). V is consumed.
+ */
+static json_t *
+message_id(struct parser *ps, json_t *v, const unsigned char *text)
+{
+	size_t	 n = (size_t)(ps->p - text);
+
+	if (!json_is_real(v) || !mcp__rpc_integral((const char *)text, n, NULL))
+		return v;
+	json_decref(v);
+	v = mcp__rpc_id_raw((const char *)text, n);
+	return v != NULL ? v : fail(ps, 2, "out of memory");
+}
+
 static json_t *
 object(struct parser *ps)
 {
 	json_t		*o, *v;
+	const unsigned char *vstart;
 	const char	*k;
 	char		 small[64], *key;
 	size_t		 n;
@@ -426,7 +445,11 @@ object(struct parser *ps)
 		}
 		memcpy(key, k, n);
 		key[n] = '\0';
+		vstart = ps->p;
 		v = value(ps);
+		if (v != NULL && ps->batch && ps->depth == 2 &&
+		    strcmp(key, "id") == 0)
+			v = message_id(ps, v, vstart);	/* a batch's message */
 		rc = v == NULL ? -1 : json_object_set_new_nocheck(o, key, v);
 		if (key != small)
 			free(key);
@@ -769,17 +792,8 @@ member(struct parser *ps, struct rpc_fields *f, const char *k, size_t n)
 	v = value(ps);
 	if (v == NULL)
 		return -1;
-	/* An integral id written as a real: taken, and echoed as sent. */
-	if (which == 3 && json_is_real(v) && mcp__rpc_integral((const char *)
-	    vstart, (size_t)(ps->p - vstart), NULL)) {
-		json_decref(v);
-		v = mcp__rpc_id_raw((const char *)vstart,
-		    (size_t)(ps->p - vstart));
-		if (v == NULL) {
-			fail(ps, 2, "out of memory");
-			return -1;
-		}
-	}
+	if (which == 3 && (v = message_id(ps, v, vstart)) == NULL)
+		return -1;
 	switch (which) {
 	case 1:
 		f->jsonrpc = 2;
@@ -828,6 +842,7 @@ mcp__json_parse_message(const char *data, size_t len, struct rpc_fields *f,
 	ps.err = err;
 	skip_ws(&ps);
 	if (ps.p >= ps.end || *ps.p != '{') {
+		ps.batch = ps.p < ps.end && *ps.p == '[';
 		*whole = value(&ps);
 		rc = *whole == NULL ? -1 : 0;
 		goto end;

@@ -90,19 +90,7 @@ mcp__rpc_fields_from_json(json_t *msg, struct rpc_fields *f)
 		f->method = 2;
 	v = json_object_get(msg, "id");
 	f->has_id = v != NULL;
-	f->id = json_incref(v);
-	if (json_is_real(v) && isfinite(json_real_value(v)) &&
-	    json_real_value(v) == floor(json_real_value(v))) {
-		/* An integral id written as a real: taken, as the parser
-		 * takes it (the text is gone: written as the value). */
-		struct buf	 t = { 0 };
-
-		if (mcp__buf_addjson(&t, v) == MCP_OK) {
-			json_decref(f->id);
-			f->id = mcp__rpc_id_raw(t.data, t.len);
-		}
-		mcp__buf_free(&t);
-	}
+	f->id = json_incref(v);	/* 2.0 is raw already: json.c message_id */
 	f->params = json_incref(json_object_get(msg, "params"));
 	f->result = json_incref(json_object_get(msg, "result"));
 	f->error = json_incref(json_object_get(msg, "error"));

@@ -45,31 +45,41 @@ take(struct buf *b)
 
 /*
  * A message object reaches mcp__rpc_classify along two roads: the
- * envelope parser (mcp__json_parse_message, for a single message) and
- * mcp__rpc_fields_from_json (for the elements of a batch). Both fill a
- * struct rpc_fields from the JSON text JS; WHICH picks the road. Returns
- * 0, or -1 when JS is not an object on that road.
+ * envelope parser (mcp__json_parse_message, for a single message) and,
+ * for the elements of a batch, the same parser's array and then
+ * mcp__rpc_fields_from_json. Both fill a struct rpc_fields from the
+ * JSON text JS; WHICH picks the road (1: JS sent as a batch of one).
+ * Returns 0, or -1 when JS is not an object on that road.
  */
 static int
 fields(const char *js, int which, struct rpc_fields *f)
 {
 	struct json_perr	 e;
-	json_t			*v, *whole;
+	json_t			*whole;
+	char			*text = NULL;
+	size_t			 n = strlen(js);
 	int			 rc;
 
-	if (which == 0) {
-		rc = mcp__json_parse_message(js, strlen(js), f, &whole, &e);
-		json_decref(whole);
-		if (rc < 0) {
-			diag("bad test JSON %s: %s", js, e.text);
+	if (which == 1) {
+		/* (F's raw params, if any, point into the text parsed.) */
+		text = malloc(n + 3);
+		if (text == NULL)
 			exit(2);
-		}
-		return rc == 1 ? 0 : -1;
+		snprintf(text, n + 3, "[%s]", js);
+		rc = mcp__json_parse_message(text, n + 2, f, &whole, &e);
+		free(text);
+	} else
+		rc = mcp__json_parse_message(js, n, f, &whole, &e);
+	if (rc < 0) {
+		diag("bad test JSON %s: %s", js, e.text);
+		exit(2);
 	}
-	v = load(js);
-	rc = mcp__rpc_fields_from_json(v, f);
-	json_decref(v);
-	return rc == MCP_OK ? 0 : -1;
+	if (which == 1) {
+		rc = json_array_size(whole) == 1 && mcp__rpc_fields_from_json(
+		    json_array_get(whole, 0), f) == MCP_OK ? 1 : 0;
+	}
+	json_decref(whole);
+	return rc == 1 ? 0 : -1;
 }
 
 /* Does F carry params, as a value or (parser road) as raw text? */
