@@ -134,12 +134,10 @@ write_cb(struct ev_loop *loop, ev_io *w, int revents)
 	try_write(w->data);
 }
 
-/* One complete line, without its newline. */
+/* One complete line, without its newline (nor its CR). */
 static void
 line(struct stdio_transport *t, const char *p, size_t n)
 {
-	if (n > 0 && p[n - 1] == '\r')
-		n--;
 	while (n > 0 && (*p == ' ' || *p == '\t' || *p == '\r')) {
 		p++;
 		n--;
@@ -172,6 +170,33 @@ oversized(struct stdio_transport *t)
 }
 
 /*
+ * The line of N bytes at P, without its newline, has ended: taken, or
+ * refused when it (or the part of it that streamed past: skipping) is
+ * over --max-message. Returns -1, taking nothing, when the job queue is
+ * full; the LAST line of the input is taken all the same.
+ */
+static int
+take(struct stdio_transport *t, const char *p, size_t n, int last)
+{
+	if (n > 0 && p[n - 1] == '\r')
+		n--;		/* CR LF framing: the CR is not data */
+	if (t->skipping) {
+		mcp__idscan_feed(&t->scan, p, n);
+		t->skipping = 0;
+		oversized(t);
+	} else if (n > t->srv->max_message) {
+		mcp__idscan_init(&t->scan);
+		mcp__idscan_feed(&t->scan, p, n);
+		oversized(t);
+	} else if (!last && mcp__pool_full(&t->srv->pool)) {
+		return -1;
+	} else {
+		line(t, p, n);
+	}
+	return 0;
+}
+
+/*
  * Splits the input into lines. Bytes of an oversized line are thrown
  * away as they come, so the buffer never holds more than max_message
  * plus one read. SCANNED counts the bytes after in.off known to hold no
@@ -181,7 +206,7 @@ static void
 split(struct stdio_transport *t)
 {
 	char	*p, *from, *nl, *end;
-	size_t	 held, n;
+	size_t	 held;
 
 	p = t->in.data + t->in.off;
 	end = t->in.data + t->in.len;
@@ -190,18 +215,7 @@ split(struct stdio_transport *t)
 		nl = memchr(from, '\n', (size_t)(end - from));
 		if (nl == NULL)
 			break;
-		n = (size_t)(nl - p);
-		if (n > 0 && p[n - 1] == '\r')
-			n--;		/* CR LF framing: the CR is not data */
-		if (t->skipping) {
-			mcp__idscan_feed(&t->scan, p, n);
-			t->skipping = 0;
-			oversized(t);
-		} else if (n > t->srv->max_message) {
-			mcp__idscan_init(&t->scan);
-			mcp__idscan_feed(&t->scan, p, n);
-			oversized(t);
-		} else if (mcp__pool_full(&t->srv->pool)) {
+		if (take(t, p, (size_t)(nl - p), 0) < 0) {
 			/*
 			 * The job queue is full: leave this line and the rest
 			 * in the buffer and stop reading. The pipe pushes back
@@ -210,8 +224,6 @@ split(struct stdio_transport *t)
 			t->blocked = 1;
 			ev_io_stop(t->srv->loop, &t->rio);
 			break;
-		} else {
-			line(t, p, n);
 		}
 		p = from = nl + 1;
 	}
@@ -248,7 +260,6 @@ read_cb(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct stdio_transport	*t = w->data;
 	ssize_t			 n;
-	size_t			 held;
 
 	(void)loop;
 	(void)revents;
@@ -265,19 +276,9 @@ read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	}
 	if (n == 0) {
 		/* A last line without its newline still counts. */
-		held = t->in.len - t->in.off;
-		if (held > 0 && t->in.data[t->in.len - 1] == '\r')
-			held--;
-		if (t->skipping) {
-			t->skipping = 0;
-			oversized(t);
-		} else if (held > t->srv->max_message) {
-			mcp__idscan_init(&t->scan);
-			mcp__idscan_feed(&t->scan, t->in.data + t->in.off, held);
-			oversized(t);
-		} else if (t->in.len > t->in.off)
-			line(t, t->in.data + t->in.off,
-			    t->in.len - t->in.off);
+		if (t->skipping || t->in.len > t->in.off)
+			(void)take(t, t->in.data + t->in.off,
+			    t->in.len - t->in.off, 1);
 		mcp__buf_reset(&t->in);
 		t->scanned = 0;
 		MCP_LOG(MCP_LOG_INFO, "stdio: end of input");
