@@ -64,6 +64,7 @@ struct lingering {
 #define MAX_LINGER	256	/* sockets lingering at once */
 #define DISCARD_MAX	(64u * 1024 * 1024)	/* body bytes read past the
 						 * limit to answer 413 */
+#define TOO_LARGE	"message exceeds --max-message"
 
 enum {
 	ROUTE_MESSAGES = 1,
@@ -738,6 +739,17 @@ check_auth(struct http *h, struct MHD_Connection *conn, int *wrong)
 	return diff == 0;
 }
 
+/* Is the client waiting for 100 Continue? It sends nothing more until
+ * it has an answer, so an answer can go at once. */
+static int
+expects_continue(struct MHD_Connection *conn)
+{
+	const char	*v;
+
+	v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Expect");
+	return v != NULL && strcasecmp(v, "100-continue") == 0;
+}
+
 /* "application/json", parameters allowed. */
 static int
 is_json_type(const char *ct)
@@ -1004,8 +1016,9 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	/*
 	 * A body over --max-message is read and thrown away, and answered
 	 * 413 when it ends: a client still sending would read a reset, not
-	 * an early answer. One far over it is answered at once, and the
-	 * connection closed lingering (linger_start).
+	 * an early answer. One far over it, or one a client holds back
+	 * until 100 Continue, is answered at once, and the connection
+	 * closed lingering (linger_start).
 	 */
 	too_large = 0;
 	v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
@@ -1013,29 +1026,16 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	if (v != NULL) {
 		errno = 0;
 		len = strtoull(v, &end, 10);
-		if (errno == 0 && *end == '\0' && len > h->srv->max_message +
-		    (unsigned long long)DISCARD_MAX) {
-			if (ci != NULL)
-				ci->linger = 1;
-			return mcp__http_reply_rpc(conn, 413,
-			    MCP_RPC_INVALID_REQUEST,
-			    "message exceeds --max-message", origin);
-		}
 		too_large = errno == 0 && *end == '\0' &&
 		    len > h->srv->max_message;
-		/* A client waiting for 100 Continue sends nothing more: the
-		 * answer can go at once. */
-		v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-		    "Expect");
-		if (too_large && v != NULL && strcasecmp(v, "100-continue") ==
-		    0) {
-			/* Lingering: it may send the body all the same. */
-			if (ci != NULL)
-				ci->linger = 1;
-			return mcp__http_reply_rpc(conn, 413,
-			    MCP_RPC_INVALID_REQUEST,
-			    "message exceeds --max-message", origin);
-		}
+	}
+	if (too_large && (len - h->srv->max_message > DISCARD_MAX ||
+	    expects_continue(conn))) {
+		/* Lingering: it may send the body all the same. */
+		if (ci != NULL)
+			ci->linger = 1;
+		return mcp__http_reply_rpc(conn, 413, MCP_RPC_INVALID_REQUEST,
+		    TOO_LARGE, origin);
 	}
 	r = calloc(1, sizeof(*r));
 	if (r == NULL)
@@ -1069,8 +1069,8 @@ too_large(struct MHD_Connection *conn, struct req *r)
 	int	 rc;
 
 	id = mcp__idscan_id(&r->scan);
-	rc = reply_rpc_id(conn, 413, id, MCP_RPC_INVALID_REQUEST,
-	    "message exceeds --max-message", r->origin);
+	rc = reply_rpc_id(conn, 413, id, MCP_RPC_INVALID_REQUEST, TOO_LARGE,
+	    r->origin);
 	json_decref(id);
 	return rc;
 }
