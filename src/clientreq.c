@@ -176,34 +176,22 @@ release_held(struct session *s, struct client_req *r)
 }
 
 /* Loop: notifications/initialized came; the held requests go, oldest
- * first (the table is newest first). */
+ * first (the table is newest first; they are few). */
 void
 mcp__clientreq_ready(struct session *s)
 {
-	struct client_req	*r, *next, **held;
-	size_t			 n = 0, i;
+	struct client_req	*r, *oldest;
 
 	s->ready = 1;
-	for (r = s->reqs; r != NULL; r = r->next)
-		n += r->held != NULL;
-	if (n == 0)
-		return;
-	held = calloc(n, sizeof(*held));
-	if (held == NULL) {
-		for (r = s->reqs; r != NULL; r = next) {
-			next = r->next;
+	for (;;) {
+		oldest = NULL;
+		for (r = s->reqs; r != NULL; r = r->next)
 			if (r->held != NULL)
-				release_held(s, r);
-		}
-		return;
+				oldest = r;
+		if (oldest == NULL)
+			return;
+		release_held(s, oldest);	/* held no more */
 	}
-	i = n;
-	for (r = s->reqs; r != NULL; r = r->next)
-		if (r->held != NULL)
-			held[--i] = r;
-	for (i = 0; i < n; i++)
-		release_held(s, held[i]);
-	free(held);
 }
 
 /* Loop: a response from the client. Unknown ids are ignored. */

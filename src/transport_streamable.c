@@ -1199,10 +1199,7 @@ mcp__mcp_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		rq->route = NULL;
 		return start_stream(r, conn, r->base, 1, fresh, rq->origin);
 	}
-	/* Being served, however long the call runs: no request deadline. */
-	mcp__http_serving(conn);
 	ev_timer_start(h->srv->loop, &r->wait);
-	r->resumed = 0;
 	MHD_suspend_connection(conn);
 	mcp__http_watch(h, &r->pw, conn);
 	return MHD_YES;
