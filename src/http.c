@@ -25,21 +25,28 @@
 #include "mcp-int.h"
 #include "http-int.h"
 
+/*
+ * Where a connection is, and the deadline it is held to (sweep_cb).
+ */
+enum conn_state {
+	CONN_NEW,	/* its first request not read yet: --request-timeout */
+	CONN_READING,	/* a later request being read: --request-timeout */
+	CONN_SERVING,	/* its request read and being served (a call, a
+			 * stream): no deadline until it ends */
+	CONN_SENDING,	/* a whole body going out: --idle-timeout stalled */
+	CONN_IDLE	/* kept alive between requests: --idle-timeout */
+};
+
 /* Per connection, from MHD's connection notifications. */
 struct conn_info {
 	struct conn_info	*next;
 	struct conn_info	*prev;
 	int			 fd;
-	int			 serving;	/* its request is read and being
-						 * served (a call, a stream):
-						 * no deadline until it ends */
-	int			 served;	/* has finished a request */
-	int			 busy;		/* a request is being read */
+	enum conn_state		 state;
 	int			 linger;	/* answered before its body was
 						 * read: close it lingering */
-	int			 sending;	/* a whole body is going out */
-	double			 since;		/* request clock start; while
-						 * sending, its last progress */
+	double			 since;		/* the state's clock start;
+						 * SENDING: the last progress */
 };
 
 /*
@@ -171,20 +178,21 @@ sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct http		*h = w->data;
 	struct conn_info	*ci;
-	double			 now = ev_now(loop);
+	double			 now = ev_now(loop), limit;
 	int			 n = 0;
 
 	(void)revents;
-	for (ci = h->conns; ci != NULL; ci = ci->next)
-		if ((ci->sending && ci->since > 0 &&
-		    now - ci->since > h->conf->idle_timeout) ||
-		    (!ci->serving && ci->since > 0 &&
-		    now - ci->since > (ci->served && !ci->busy ?
-		    h->conf->idle_timeout : h->conf->request_timeout))) {
+	for (ci = h->conns; ci != NULL; ci = ci->next) {
+		if (ci->state == CONN_SERVING || ci->since == 0)
+			continue;	/* exempt, or shut down already */
+		limit = ci->state == CONN_NEW || ci->state == CONN_READING ?
+		    h->conf->request_timeout : h->conf->idle_timeout;
+		if (now - ci->since > limit) {
 			shutdown(ci->fd, SHUT_RDWR);
 			ci->since = 0;
 			n++;
 		}
+	}
 	if (n > 0) {
 		MCP_LOG(MCP_LOG_INFO, "http: closed %d slow connection%s", n,
 		    n == 1 ? "" : "s");
@@ -322,7 +330,7 @@ mcp__http_serving(struct MHD_Connection *conn)
 	struct conn_info	*ci = conn_info(conn);
 
 	if (ci != NULL)
-		ci->serving = 1;
+		ci->state = CONN_SERVING;
 }
 
 static void
@@ -338,10 +346,7 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	 * is held to the deadlines again. */
 	if (ci != NULL) {
 		ci->since = ev_now(h->srv->loop);
-		ci->served = 1;
-		ci->busy = 0;
-		ci->serving = 0;
-		ci->sending = 0;
+		ci->state = CONN_IDLE;
 	}
 	/* Draining: this may have been the last answer owed. */
 	if (h->srv->draining)
@@ -483,7 +488,7 @@ mcp__http_body(struct http *h, struct MHD_Connection *conn, struct buf *b)
 
 	/* Its writes are watched for a stall (sweep_cb). */
 	if (ci != NULL) {
-		ci->sending = 1;
+		ci->state = CONN_SENDING;
 		ci->since = ev_now(h->srv->loop);
 	}
 	if (len <= BODY_BLOCK && b->off == 0 && len > 0) {
@@ -958,8 +963,8 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 
 	/* A request has begun: it gets --request-timeout to arrive whole. */
 	ci = conn_info(conn);
-	if (ci != NULL && ci->served) {
-		ci->busy = 1;
+	if (ci != NULL && ci->state == CONN_IDLE) {
+		ci->state = CONN_READING;
 		ci->since = ev_now(h->srv->loop);
 	}
 	path = route(h, url);
