@@ -69,7 +69,7 @@ void
 mcp_logv(int level, const char *fmt, va_list ap)
 {
 	char		 line[2048];
-	char		*idtxt;
+	struct buf	 id = { 0 };
 	struct timespec	 ts;
 	struct tm	 tm;
 	size_t		 n, i;
@@ -89,18 +89,13 @@ mcp_logv(int level, const char *fmt, va_list ap)
 	    ts.tv_nsec / 1000000, (long)getpid(), names[level]);
 	if (r > 0)
 		n += (size_t)r;
-	if (cur_id != NULL) {
-		idtxt = mcp__rpc_id_is_raw(cur_id) ?
-		    strdup(json_string_value(cur_id) + 1) :
-		    json_dumps(cur_id, JSON_COMPACT | JSON_ENCODE_ANY);
-		if (idtxt != NULL) {
-			r = snprintf(line + n, sizeof(line) - n, "[id %.64s] ",
-			    idtxt);
-			if (r > 0 && (size_t)r < sizeof(line) - n)
-				n += (size_t)r;
-			free(idtxt);
-		}
+	if (cur_id != NULL && mcp__buf_addid(&id, cur_id) == MCP_OK) {
+		r = snprintf(line + n, sizeof(line) - n, "[id %.*s] ",
+		    (int)(id.len < 64 ? id.len : 64), id.data);
+		if (r > 0 && (size_t)r < sizeof(line) - n)
+			n += (size_t)r;
 	}
+	mcp__buf_free(&id);
 	if (n < sizeof(line) - 1) {
 		r = vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 		if (r > 0)

@@ -479,6 +479,22 @@ async function duplicateId() {
 	ok(ex && ex.code === 0 && s.answers(9).length === 3, 'exits 0, nothing more for id 9', show(ex));
 }
 
+// A log line names the request it was written for, by its id as sent:
+// escaped as JSON, so a client's id cannot break the line.
+async function logIds() {
+	for (const [id, tag] of [['1e2', '[id 1e2]'], ['"a\\nb\\""', '[id "a\\nb\\""]']]) {
+		const s = new Server(['--log-level', 'info']);
+		await s.write(`{"jsonrpc":"2.0","id":${id},"method":"initialize","params":{"protocolVersion":` +
+		    '"2025-11-25","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}\n');
+		await s.until(() => /session initialized/.test(s.stderr), 5000);
+		const line = s.stderr.split('\n').find((l) => /session initialized/.test(l)) || '';
+		ok(line.includes(`${tag} session initialized`),
+		    `a log line for the request with id ${id} is tagged ${tag}, on one line`, show(line));
+		const ex = await s.finish();
+		ok(ex && ex.code === 0, `id ${id}: exits 0`, show(ex));
+	}
+}
+
 async function cancellation() {
 	const s = new Server();
 	await s.init();
@@ -792,7 +808,7 @@ async function main() {
 		['invalid JSON', invalidJson], ['invalid UTF-8', invalidUtf8],
 		['NUL bytes', nulBytes], ['100 MiB line', hugeLine, 120000],
 		['--max-message', maxMessage], ['deep nesting', deepNesting],
-		['duplicate id', duplicateId], ['cancellation', cancellation],
+		['duplicate id', duplicateId], ['log ids', logIds], ['cancellation', cancellation],
 		['bad cancellations', badCancellations], ['10000 pipelined', pipelined],
 		['full queue', fullQueue], ['slow reader', slowReader, 150000],
 		['long names', longNames], ['in-flight cap', inflightCap],
