@@ -865,7 +865,10 @@ mcp__call_run(struct mcp_call *c)
 	}
 	if (mcp_call_cancelled(c))
 		return;
-	mcp__log_set_request(c->id);
+	mcp__lctx.id = c->id;
+	mcp__lctx.sid = c->sess->id;
+	mcp__lctx.rid = c->rid;
+	mcp__lctx.tool = c->tool->name;
 	/* Built here, so the allocations and frees stay on this thread. */
 	c->params = mcp__json_parse(c->ptext, c->ptextlen, &e);
 	c->has_nul = e.has_nul;
@@ -905,5 +908,5 @@ mcp__call_run(struct mcp_call *c)
 	json_decref(c->structured);
 	c->structured = NULL;
 	mcp__buf_free(&c->content);
-	mcp__log_set_request(NULL);
+	mcp__lctx = (struct log_ctx){ 0 };
 }

@@ -59,6 +59,12 @@ static const struct option longopts[] = {
 	{ "sse-retry",		required_argument,	NULL, OPT_SET },
 	{ "authorization-server", required_argument,	NULL, OPT_SET },
 	{ "resource-url",	required_argument,	NULL, OPT_SET },
+	{ "drain-timeout",	required_argument,	NULL, OPT_SET },
+	{ "metrics",		no_argument,		NULL, OPT_FLAG },
+	{ "metrics-listen",	required_argument,	NULL, OPT_SET },
+	{ "access-log",		no_argument,		NULL, OPT_FLAG },
+	{ "log-format",		required_argument,	NULL, OPT_SET },
+	{ "log-file",		required_argument,	NULL, OPT_SET },
 	{ NULL,			0,			NULL, 0 }
 };
 
@@ -74,17 +80,21 @@ static const char usage_text[] =
 "stderr.\n"
 "\n"
 "  --stdio                 serve on stdin/stdout (the default without --http)\n"
-"  --http ADDR:PORT        serve HTTP, e.g. 127.0.0.1:8080 or [::1]:0\n"
+"  --http ADDR:PORT        serve HTTP, e.g. 127.0.0.1:8080 or [::1]:0; \"systemd\"\n"
+"                          takes the socket a systemd socket unit passes\n"
 "  --workers N             worker threads for tool calls (default: %d, cores)\n"
 "  --max-workers N         threads the pool may grow to while slow calls hold\n"
 "                          every worker (default: %d)\n"
 "  --log-level LEVEL       err, warn, notice, info or debug (default: notice;\n"
 "                          also MCP_LOG_LEVEL in the environment)\n"
+"  --log-format FORMAT     text or json: one JSON object a line (default: text)\n"
+"  --log-file FILE         log to FILE, reopened on SIGHUP (default: stderr)\n"
 "  -v, -q                  one level more, or less, verbose\n"
 "  --max-message BYTES     largest message accepted (default: %zu)\n"
 "  --queue-size N          calls queued before input waits (default: %d)\n"
 "  --page-size N           tools per tools/list page (default: %d)\n"
 "  --grace-ms MS           time calls get to finish on SIGTERM (default: %d)\n"
+"  --drain-timeout S       the same in seconds, for rolling restarts\n"
 "  --tool-timeout MS       time limit for a tool call, 0 for none (default: %d)\n"
 "  --max-batch N           messages in a JSON-RPC batch (default: %d)\n"
 "  --max-subscriptions N   resources/subscribe per session (default: %d)\n"
@@ -105,6 +115,9 @@ static const char usage_text[] =
 "  --auth-scopes LIST      scopes named in 401 challenges and the metadata\n"
 "  --authorization-server URL  name it in the protected-resource metadata\n"
 "  --resource-url URL      this server's public /mcp URL, for that metadata\n"
+"  --access-log            log a line per HTTP request, with its request id\n"
+"  --metrics               serve GET /metrics (Prometheus) on the HTTP address\n"
+"  --metrics-listen ADDR   serve /metrics on ADDR:PORT instead (stdio too)\n"
 "Streamable HTTP (/mcp):\n"
 "  --stateless             no sessions: each POST stands alone\n"
 "  --json-response         answer requests with JSON bodies, never SSE\n"

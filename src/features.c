@@ -1190,7 +1190,10 @@ mcp__feature_run(struct mcp_call *c)
 
 	if (mcp_call_cancelled(c))
 		return;
-	mcp__log_set_request(c->id);
+	mcp__lctx.id = c->id;
+	mcp__lctx.sid = c->sess->id;
+	mcp__lctx.rid = c->rid;
+	mcp__lctx.tool = NULL;
 	c->role = "user";
 	c->total = -1;
 	c->params = mcp__json_parse(c->ptext, c->ptextlen, &e);
@@ -1252,5 +1255,5 @@ out:
 	free(c->description);
 	c->description = NULL;
 	mcp__buf_free(&c->content);
-	mcp__log_set_request(NULL);
+	mcp__lctx = (struct log_ctx){ 0 };
 }

@@ -7,8 +7,10 @@
 #define MCP_HTTP_INT_H
 
 #define SSE_BUCKETS	4096
+#define PEER_BUCKETS	1024
 
 struct conn_info;
+struct peer;
 struct lingering;
 struct ssess;
 struct sconn;
@@ -47,12 +49,17 @@ struct http {
 	ev_timer		 timer;		/* MHD_get_timeout */
 	ev_timer		 sweep;		/* request deadlines */
 	unsigned int		 port;
+	char			 shown[80];	/* "http://addr:port" */
 	int			 loopback;	/* Host checks apply */
 	int			 quiesced;
 	int			 need_run;	/* a stream was resumed */
 	int			 recheck;	/* draining: check if done */
 	int			 ended;		/* every stream told to end */
 	int			 nreqs;		/* POSTs read or being answered */
+	int			 metrics_only;	/* --metrics-listen's daemon */
+	int			 nconns;
+	int			 max_conns;
+	struct peer		*peers[PEER_BUCKETS];	/* --max-per-ip */
 	struct conn_info	*conns;
 	struct lingering		*lingers;	/* closing, reading what's left */
 	int			 nlingers;
@@ -72,8 +79,18 @@ void	 mcp__http_serving(struct MHD_Connection *conn) MCP_HIDDEN;
 void	 mcp__http_watch(struct http *h, struct peer_watch *w,
 	    struct MHD_Connection *conn) MCP_HIDDEN;
 void	 mcp__http_unwatch(struct peer_watch *w) MCP_HIDDEN;
-struct MHD_Response *mcp__http_event_stream(MHD_ContentReaderCallback reader,
-	    void *cls, MHD_ContentReaderFreeCallback free_fn) MCP_HIDDEN;
+struct MHD_Response *mcp__http_event_stream(struct MHD_Connection *conn,
+	    MHD_ContentReaderCallback reader, void *cls,
+	    MHD_ContentReaderFreeCallback free_fn) MCP_HIDDEN;
+/* Queues RESP (LEN body bytes not counted yet): every response's way
+ * out, with its request id, counted. */
+enum MHD_Result mcp__http_queue(struct MHD_Connection *conn,
+	    unsigned int status, struct MHD_Response *resp, size_t len)
+	    MCP_HIDDEN;
+void	 mcp__http_set_session(struct MHD_Connection *conn, const char *id)
+	    MCP_HIDDEN;
+/* A request refused by LIMIT (ML_*). */
+void	 mcp__http_refused(struct http *h, int limit) MCP_HIDDEN;
 void	 mcp__http_shutdown(struct MHD_Connection *conn) MCP_HIDDEN;
 /* A response whose body is B's bytes (taken; B is emptied). */
 struct MHD_Response *mcp__http_body(struct http *h,

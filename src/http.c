@@ -11,6 +11,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,16 +38,36 @@ enum conn_state {
 	CONN_IDLE	/* kept alive between requests: --idle-timeout */
 };
 
+/* Connections from one client address, for --max-per-ip. */
+struct peer {
+	struct peer	*next;
+	socklen_t	 len;
+	unsigned char	 addr[16];
+	int		 n;
+};
+
 /* Per connection, from MHD's connection notifications. */
 struct conn_info {
 	struct conn_info	*next;
 	struct conn_info	*prev;
+	struct http		*h;
+	struct peer		*peer;
 	int			 fd;
 	enum conn_state		 state;
 	int			 linger;	/* answered before its body was
 						 * read: close it lingering */
 	double			 since;		/* the state's clock start;
 						 * SENDING: the last progress */
+	/* Its request now, for the access log and the metrics. */
+	int			 begun;
+	int			 route;		/* HTTP_R_* */
+	int			 status;	/* answered with; 0: not yet */
+	char			 method[8];
+	double			 t0;
+	long long		 in;		/* body bytes */
+	long long		 out;
+	char			 rid[MCP_RID_MAX];
+	char			 sid[40];	/* a session it opened */
 };
 
 /*
@@ -78,8 +99,26 @@ enum {
 	ROUTE_MCP
 };
 
+/* Routes, as counted and logged. */
+enum {
+	HTTP_R_MCP, HTTP_R_SSE, HTTP_R_MESSAGES, HTTP_R_HEALTHZ,
+	HTTP_R_METRICS, HTTP_R_METADATA, HTTP_R_OTHER, HTTP_R_N
+};
+
+static const char *const route_names[HTTP_R_N] = {
+	"/mcp", "/sse", "/messages", "/healthz", "/metrics",
+	"/.well-known", "other"
+};
+
+const char *
+mcp__http_route_name(int route)
+{
+	return route >= 0 && route < HTTP_R_N ? route_names[route] : "other";
+}
+
 static int	 reply_rpc_id(struct MHD_Connection *, int, const json_t *,
 		    int, const char *, const char *);
+static struct conn_info *conn_info(struct MHD_Connection *);
 
 #ifndef MEM_LIMIT
 #define MEM_LIMIT	(8 * 1024)	/* per connection, headers included */
@@ -194,6 +233,7 @@ sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		}
 	}
 	if (n > 0) {
+		h->srv->metrics.slow += (uint64_t)n;
 		MCP_LOG(MCP_LOG_INFO, "http: closed %d slow connection%s", n,
 		    n == 1 ? "" : "s");
 		h->need_run = 1;
@@ -271,6 +311,110 @@ linger_start(struct http *h, int fd)
 	h->nlingers++;
 }
 
+/* ---- connection limits -------------------------------------------------- */
+
+/* The address part of SA (no port): its bytes and length. */
+static socklen_t
+addr_key(const struct sockaddr *sa, const unsigned char **key)
+{
+	if (sa->sa_family == AF_INET) {
+		*key = (const void *)&((const struct sockaddr_in *)sa)->sin_addr;
+		return 4;
+	}
+	if (sa->sa_family == AF_INET6) {
+		*key = (const void *)
+		    &((const struct sockaddr_in6 *)sa)->sin6_addr;
+		return 16;
+	}
+	return 0;
+}
+
+static struct peer *
+peer_get(struct http *h, const struct sockaddr *sa, int make)
+{
+	const unsigned char	*key;
+	struct peer		*p;
+	socklen_t		 len = addr_key(sa, &key);
+	uint32_t		 hash = 2166136261u;
+	socklen_t		 i;
+
+	if (len == 0)
+		return NULL;
+	for (i = 0; i < len; i++)
+		hash = (hash ^ key[i]) * 16777619u;
+	for (p = h->peers[hash % PEER_BUCKETS]; p != NULL; p = p->next)
+		if (p->len == len && memcmp(p->addr, key, len) == 0)
+			return p;
+	if (!make || (p = calloc(1, sizeof(*p))) == NULL)
+		return NULL;
+	p->len = len;
+	memcpy(p->addr, key, len);
+	p->next = h->peers[hash % PEER_BUCKETS];
+	h->peers[hash % PEER_BUCKETS] = p;
+	return p;
+}
+
+static void
+peer_drop(struct http *h, struct peer *p)
+{
+	struct peer	**pp;
+	size_t		 i;
+
+	for (i = 0; i < PEER_BUCKETS; i++)
+		for (pp = &h->peers[i]; *pp != NULL; pp = &(*pp)->next)
+			if (*pp == p) {
+				*pp = p->next;
+				free(p);
+				return;
+			}
+}
+
+/*
+ * MHD's accept policy: the connection limits are applied here rather
+ * than by MHD, which refuses over both limits with one message, so the
+ * metrics can say which limit refused a connection.
+ */
+static enum MHD_Result
+accept_cb(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	struct http	*h = cls;
+	struct peer	*p;
+
+	(void)addrlen;
+	if (h->nconns >= h->max_conns) {
+		h->srv->metrics.refused[ML_TOTAL]++;
+		MCP_LOG(MCP_LOG_INFO, "http: %d connections open, refusing "
+		    "another", h->nconns);
+		return MHD_NO;
+	}
+	/* The metrics listener has its own small total instead. */
+	p = h->metrics_only ? NULL : peer_get(h, addr, 0);
+	if (p != NULL && p->n >= h->conf->max_per_ip) {
+		h->srv->metrics.refused[ML_PER_IP]++;
+		MCP_LOG(MCP_LOG_INFO, "http: %d connections from one address "
+		    "(--max-per-ip), refusing another", p->n);
+		return MHD_NO;
+	}
+	return MHD_YES;
+}
+
+/* The request on CONN opened session ID: its access line names it. */
+void
+mcp__http_set_session(struct MHD_Connection *conn, const char *id)
+{
+	struct conn_info	*ci = conn_info(conn);
+
+	if (ci != NULL && id != NULL)
+		snprintf(ci->sid, sizeof(ci->sid), "%s", id);
+}
+
+/* A request refused by LIMIT (ML_*), for the metrics. */
+void
+mcp__http_refused(struct http *h, int limit)
+{
+	h->srv->metrics.refused[limit]++;
+}
+
 static void
 notify_conn(void *cls, struct MHD_Connection *conn, void **socket_ctx,
     enum MHD_ConnectionNotificationCode toe)
@@ -286,7 +430,15 @@ notify_conn(void *cls, struct MHD_Connection *conn, void **socket_ctx,
 		info = MHD_get_connection_info(conn,
 		    MHD_CONNECTION_INFO_CONNECTION_FD);
 		ci->fd = info != NULL ? info->connect_fd : -1;
+		ci->h = h;
 		ci->since = ev_now(h->srv->loop);
+		info = MHD_get_connection_info(conn,
+		    MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+		if (info != NULL && info->client_addr != NULL)
+			ci->peer = peer_get(h, info->client_addr, 1);
+		if (ci->peer != NULL)
+			ci->peer->n++;
+		h->nconns++;
 		ci->next = h->conns;
 		if (h->conns != NULL)
 			h->conns->prev = ci;
@@ -297,6 +449,9 @@ notify_conn(void *cls, struct MHD_Connection *conn, void **socket_ctx,
 	ci = *socket_ctx;
 	if (ci == NULL)
 		return;
+	h->nconns--;
+	if (ci->peer != NULL && --ci->peer->n == 0)
+		peer_drop(h, ci->peer);
 	if (ci->linger)
 		linger_start(h, ci->fd);
 	if (ci->prev != NULL)
@@ -333,6 +488,32 @@ mcp__http_serving(struct MHD_Connection *conn)
 		ci->state = CONN_SERVING;
 }
 
+/*
+ * --access-log: a line per HTTP request when it ends (a stream: when it
+ * closes), with its request id. A request that got no answer (its
+ * client left first) is logged as 499, as nginx does.
+ */
+static void
+access_line(struct http *h, struct conn_info *ci, struct req *r)
+{
+	struct log_fields	 lf = { 0 };
+	struct log_ctx		 saved = mcp__lctx;
+
+	mcp__lctx.rid = ci->rid;
+	mcp__lctx.sid = ci->sid[0] != '\0' ? ci->sid : r != NULL &&
+	    r->sid[0] != '\0' ? r->sid : NULL;
+	lf.method = ci->method;
+	lf.route = route_names[ci->route];
+	lf.status = ci->status != 0 ? ci->status : 499;
+	lf.duration_ms = (ev_time() - ci->t0) * 1000;
+	lf.bytes_in = ci->in;
+	lf.bytes_out = ci->out;
+	mcp__log_fields(MCP_LOG_NOTICE | MCP_LOG_FORCE, &lf, "%s %s %d",
+	    ci->method, route_names[ci->route], lf.status);
+	mcp__lctx = saved;
+	(void)h;
+}
+
 static void
 completed(void *cls, struct MHD_Connection *conn, void **req_cls,
     enum MHD_RequestTerminationCode toe)
@@ -342,6 +523,11 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	struct conn_info	*ci = conn_info(conn);
 
 	(void)toe;
+	if (ci != NULL && ci->begun) {
+		ci->begun = 0;
+		if (h->conf->access_log)
+			access_line(h, ci, r);
+	}
 	/* The next request on this connection starts its own clock, and
 	 * is held to the deadlines again. */
 	if (ci != NULL) {
@@ -422,16 +608,57 @@ mcp__http_unwatch(struct peer_watch *w)
  * response of unknown size, in 4 KiB blocks (MHD keeps one per stream,
  * idle or not), with the SSE headers. NULL on failure.
  */
+struct counted {
+	MHD_ContentReaderCallback	 reader;
+	MHD_ContentReaderFreeCallback	 free_fn;
+	void				*cls;
+	struct conn_info		*ci;	/* outlives the response */
+};
+
+/* A stream's bytes, counted for the access log and the metrics. */
+static ssize_t
+counted_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct counted	*c = cls;
+	ssize_t		 n;
+
+	n = c->reader(c->cls, pos, buf, max);
+	if (n > 0 && c->ci != NULL) {
+		c->ci->out += n;
+		c->ci->h->srv->metrics.body_out += (uint64_t)n;
+	}
+	return n;
+}
+
+static void
+counted_free(void *cls)
+{
+	struct counted	*c = cls;
+
+	c->free_fn(c->cls);
+	free(c);
+}
+
 struct MHD_Response *
-mcp__http_event_stream(MHD_ContentReaderCallback reader, void *cls,
+mcp__http_event_stream(struct MHD_Connection *conn,
+    MHD_ContentReaderCallback reader, void *cls,
     MHD_ContentReaderFreeCallback free_fn)
 {
 	struct MHD_Response	*resp;
+	struct counted		*c;
 
-	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
-	    reader, cls, free_fn);
-	if (resp == NULL)
+	if ((c = malloc(sizeof(*c))) == NULL)
 		return NULL;
+	c->reader = reader;
+	c->free_fn = free_fn;
+	c->cls = cls;
+	c->ci = conn_info(conn);
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
+	    counted_read, c, counted_free);
+	if (resp == NULL) {
+		free(c);
+		return NULL;
+	}
 	MHD_add_response_header(resp, "Content-Type", "text/event-stream");
 	MHD_add_response_header(resp, "Cache-Control",
 	    "no-cache, no-transform");
@@ -490,7 +717,9 @@ mcp__http_body(struct http *h, struct MHD_Connection *conn, struct buf *b)
 	if (ci != NULL) {
 		ci->state = CONN_SENDING;
 		ci->since = ev_now(h->srv->loop);
+		ci->out += (long long)len;
 	}
+	h->srv->metrics.body_out += len;
 	if (len <= BODY_BLOCK && b->off == 0 && len > 0) {
 		/* MHD frees the buffer it is given. */
 		resp = MHD_create_response_from_buffer(len, b->data,
@@ -569,6 +798,37 @@ mcp__http_cors(void *resp, const char *origin)
 	MHD_add_response_header(resp, "Vary", "Origin");
 }
 
+/*
+ * Every response goes out through here: it carries the request's id
+ * (X-Request-Id), and its status is kept for the access log and
+ * counted. LEN is its body's size when not counted already.
+ */
+enum MHD_Result
+mcp__http_queue(struct MHD_Connection *conn, unsigned int status,
+    struct MHD_Response *resp, size_t len)
+{
+	struct conn_info	*ci = conn_info(conn);
+	struct metrics		*m;
+
+	if (ci == NULL)
+		return MHD_queue_response(conn, status, resp);
+	if (ci->rid[0] != '\0')
+		MHD_add_response_header(resp, "X-Request-Id", ci->rid);
+	if (ci->route == HTTP_R_MCP)
+		mcp__http_set_session(conn, MHD_get_response_header(resp,
+		    "Mcp-Session-Id"));
+	ci->status = (int)status;
+	ci->out += (long long)len;
+	m = &ci->h->srv->metrics;
+	if (m->on) {
+		m->body_out += len;
+		mcp__metrics_http(m, ci->route, (int)status);
+		if (status == 413)
+			m->refused[ML_TOO_LARGE]++;
+	}
+	return MHD_queue_response(conn, status, resp);
+}
+
 int
 mcp__http_reply(struct MHD_Connection *conn, int status, const char *ctype,
     const char *body, size_t len, const char *origin)
@@ -583,7 +843,7 @@ mcp__http_reply(struct MHD_Connection *conn, int status, const char *ctype,
 	if (ctype != NULL)
 		MHD_add_response_header(resp, "Content-Type", ctype);
 	mcp__http_cors(resp, origin);
-	rc = MHD_queue_response(conn, (unsigned)status, resp);
+	rc = mcp__http_queue(conn, (unsigned)status, resp, len);
 	MHD_destroy_response(resp);
 	return rc;
 }
@@ -626,7 +886,7 @@ reply_text_cors(struct MHD_Connection *conn, int status, const char *text,
 	if (header != NULL)
 		MHD_add_response_header(resp, header, value);
 	mcp__http_cors(resp, origin);
-	rc = MHD_queue_response(conn, (unsigned)status, resp);
+	rc = mcp__http_queue(conn, (unsigned)status, resp, strlen(text));
 	MHD_destroy_response(resp);
 	return rc;
 }
@@ -794,7 +1054,7 @@ preflight(struct MHD_Connection *conn, const char *origin)
 	    "MCP-Protocol-Version, Last-Event-ID");
 	MHD_add_response_header(resp, "Access-Control-Max-Age", "86400");
 	MHD_add_response_header(resp, "Vary", "Origin");
-	rc = MHD_queue_response(conn, MHD_HTTP_NO_CONTENT, resp);
+	rc = mcp__http_queue(conn, MHD_HTTP_NO_CONTENT, resp, 0);
 	MHD_destroy_response(resp);
 	return rc;
 }
@@ -949,6 +1209,89 @@ unauthorized(struct http *h, struct MHD_Connection *conn, int wrong,
 	    "WWW-Authenticate", value, origin);
 }
 
+/*
+ * The request's id: X-Request-Id when a proxy sent a usable one (nginx's
+ * $request_id, a UUID), else made here: this process's random prefix and
+ * a count, unique without a system call per request.
+ */
+static void
+request_id(struct MHD_Connection *conn, char *out)
+{
+	static char	 prefix[9];
+	static uint64_t	 seq;
+	const char	*v;
+	unsigned char	 raw[4];
+	size_t		 n;
+
+	v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-Id");
+	if (v != NULL && (n = strlen(v)) > 0 && n < MCP_RID_MAX &&
+	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789-_.:") == n) {
+		memcpy(out, v, n + 1);
+		return;
+	}
+	if (prefix[0] == '\0') {
+		if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw))
+			memcpy(raw, &(uint32_t){ (uint32_t)getpid() }, 4);
+		snprintf(prefix, sizeof(prefix), "%02x%02x%02x%02x", raw[0],
+		    raw[1], raw[2], raw[3]);
+	}
+	snprintf(out, MCP_RID_MAX, "%s%012llx", prefix,
+	    (unsigned long long)++seq);
+}
+
+/* A request begins on CI: its id, clock and counts. */
+static void
+request_begin(struct conn_info *ci, struct MHD_Connection *conn,
+    const char *method)
+{
+	size_t	 i;
+
+	ci->begun = 1;
+	ci->sid[0] = '\0';
+	ci->route = HTTP_R_OTHER;
+	ci->status = 0;
+	ci->in = ci->out = 0;
+	ci->t0 = ev_time();
+	/* A method is a token; anything else is shown as '?'. */
+	for (i = 0; method[i] != '\0' && i < sizeof(ci->method) - 1; i++)
+		ci->method[i] = (method[i] >= 'A' && method[i] <= 'Z') ?
+		    method[i] : '?';
+	ci->method[i] = '\0';
+	request_id(conn, ci->rid);
+	mcp__lctx.rid = ci->rid;
+}
+
+/* GET /metrics: the Prometheus text format. */
+static enum MHD_Result
+metrics(struct http *h, struct MHD_Connection *conn, const char *method)
+{
+	struct MHD_Response	*resp;
+	struct buf		 b = { 0 };
+	enum MHD_Result		 rc;
+	size_t			 len;
+
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return reply_text(conn, 405, "method not allowed\n", "Allow",
+		    "GET, HEAD");
+	if (mcp__metrics_render(h->srv, &b) != MCP_OK) {
+		mcp__buf_free(&b);
+		return MHD_NO;
+	}
+	len = b.len;
+	resp = MHD_create_response_from_buffer(b.len, b.data,
+	    MHD_RESPMEM_MUST_FREE);
+	if (resp == NULL) {
+		mcp__buf_free(&b);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type",
+	    "text/plain; version=0.0.4; charset=utf-8");
+	rc = mcp__http_queue(conn, 200, resp, len);
+	MHD_destroy_response(resp);
+	return rc;
+}
+
 /* The first call for a request: headers are in. */
 static enum MHD_Result
 begin(struct http *h, struct MHD_Connection *conn, const char *url,
@@ -967,13 +1310,32 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		ci->state = CONN_READING;
 		ci->since = ev_now(h->srv->loop);
 	}
+	if (ci != NULL)
+		request_begin(ci, conn, method);
 	path = route(h, url);
 	if (strcmp(url, "/healthz") == 0 || (path != NULL &&
 	    strcmp(path, "/healthz") == 0)) {
+		if (ci != NULL)
+			ci->route = HTTP_R_HEALTHZ;
 		if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 			return reply_text(conn, 405, "method not allowed\n",
 			    "Allow", "GET, HEAD");
 		return reply_text(conn, 200, "ok\n", NULL, NULL);
+	}
+	if (h->metrics_only || (h->conf->metrics && path != NULL &&
+	    strcmp(path, "/metrics") == 0)) {
+		why = check_host_origin(h, conn, &origin);
+		if (why != NULL)
+			return reply_text(conn, 403, "forbidden\n", NULL, NULL);
+		if (!h->metrics_only && !check_auth(h, conn, &wrong))
+			return unauthorized(h, conn, wrong, NULL);
+		if (strcmp(url, "/metrics") != 0 && (path == NULL ||
+		    strcmp(path, "/metrics") != 0))
+			return reply_text(conn, 404, "not found\n", NULL,
+			    NULL);
+		if (ci != NULL)
+			ci->route = HTTP_R_METRICS;
+		return metrics(h, conn, method);
 	}
 	why = check_host_origin(h, conn, &origin);
 	if (why != NULL) {
@@ -987,11 +1349,16 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 			    NULL, NULL);
 		return preflight(conn, origin);
 	}
-	if (h->conf->auth_server != NULL && is_metadata(h, url))
+	if (h->conf->auth_server != NULL && is_metadata(h, url)) {
+		if (ci != NULL)
+			ci->route = HTTP_R_METADATA;
 		return metadata(h, conn, url, method, origin);
+	}
 	if (!check_auth(h, conn, &wrong))
 		return unauthorized(h, conn, wrong, origin);
 	if (path != NULL && strcmp(path, "/sse") == 0) {
+		if (ci != NULL)
+			ci->route = HTTP_R_SSE;
 		if (strcmp(method, "GET") != 0)
 			return reply_text(conn, 405, "method not allowed\n",
 			    "Allow", "GET");
@@ -1000,8 +1367,11 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	kind = ROUTE_MESSAGES;
 	if (path != NULL && strcmp(path, "/mcp") == 0) {
 		kind = ROUTE_MCP;
+		if (ci != NULL)
+			ci->route = HTTP_R_MCP;
 		sid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 		    "Mcp-Session-Id");
+		mcp__http_set_session(conn, sid);
 		if (strcmp(method, "GET") == 0)
 			return mcp__mcp_get(h, conn, sid, origin);
 		if (strcmp(method, "DELETE") == 0)
@@ -1009,11 +1379,15 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		if (strcmp(method, "POST") != 0)
 			return reply_text(conn, 405, "method not allowed\n",
 			    "Allow", "GET, POST, DELETE");
-	} else if (path == NULL || strcmp(path, "/messages") != 0)
+	} else if (path == NULL || strcmp(path, "/messages") != 0) {
 		return reply_text(conn, 404, "not found\n", NULL, NULL);
-	else if (strcmp(method, "POST") != 0)
-		return reply_text(conn, 405, "method not allowed\n", "Allow",
-		    "POST");
+	} else {
+		if (ci != NULL)
+			ci->route = HTTP_R_MESSAGES;
+		if (strcmp(method, "POST") != 0)
+			return reply_text(conn, 405, "method not allowed\n",
+			    "Allow", "POST");
+	}
 	if (!is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 	    "Content-Type")))
 		return mcp__http_reply_rpc(conn, 415, MCP_RPC_INVALID_REQUEST,
@@ -1061,6 +1435,8 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	}
 	if (v != NULL)
 		snprintf(r->sid, sizeof(r->sid), "%s", v);
+	if (v != NULL && ci != NULL)
+		snprintf(ci->sid, sizeof(ci->sid), "%s", v);
 	r->origin = origin != NULL ? strdup(origin) : NULL;
 	*req_cls = r;
 	return MHD_YES;
@@ -1081,17 +1457,19 @@ too_large(struct MHD_Connection *conn, struct req *r)
 }
 
 static enum MHD_Result
-access_cb(void *cls, struct MHD_Connection *conn, const char *url,
-    const char *method, const char *version, const char *upload_data,
-    size_t *upload_data_size, void **req_cls)
+handle(struct http *h, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *upload_data, size_t *upload_data_size,
+    void **req_cls)
 {
-	struct http	*h = cls;
 	struct req	*r = *req_cls;
+	struct conn_info *ci;
 
-	(void)version;
 	if (r == NULL)
 		return begin(h, conn, url, method, req_cls);
 	if (*upload_data_size > 0) {
+		if ((ci = conn_info(conn)) != NULL)
+			ci->in += (long long)*upload_data_size;
+		h->srv->metrics.body_in += *upload_data_size;
 		/*
 		 * Past the limit, the rest is read and thrown away (an
 		 * endless body meets --request-timeout), scanned for the
@@ -1130,6 +1508,23 @@ access_cb(void *cls, struct MHD_Connection *conn, const char *url,
 		    "missing sessionId", r->origin);
 	return mcp__sse_post(h, conn, r->sid, r->body.data, r->body.len,
 	    r->origin);
+}
+
+/* MHD's handler: the request's id is on every line logged meanwhile. */
+static enum MHD_Result
+access_cb(void *cls, struct MHD_Connection *conn, const char *url,
+    const char *method, const char *version, const char *upload_data,
+    size_t *upload_data_size, void **req_cls)
+{
+	struct conn_info *ci = conn_info(conn);
+	enum MHD_Result	 rc;
+
+	(void)version;
+	mcp__lctx.rid = ci != NULL && *req_cls != NULL ? ci->rid : NULL;
+	rc = handle(cls, conn, url, method, upload_data, upload_data_size,
+	    req_cls);
+	mcp__lctx.rid = NULL;
+	return rc;
 }
 
 static void
@@ -1213,42 +1608,78 @@ raise_nofile(void)
 	}
 }
 
-int
-mcp__http_start(struct mcp_server *srv)
+/* "http://a.b.c.d:port" or "http://[v6]:port" for the log. */
+static void
+show_addr(const struct sockaddr_storage *ss, unsigned int port, char *out,
+    size_t len)
+{
+	char	 a[INET6_ADDRSTRLEN];
+
+	if (ss->ss_family == AF_INET6) {
+		inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)ss)->sin6_addr,
+		    a, sizeof(a));
+		snprintf(out, len, "http://[%s]:%u", a, port);
+	} else {
+		inet_ntop(AF_INET, &((const struct sockaddr_in *)ss)->sin_addr,
+		    a, sizeof(a));
+		snprintf(out, len, "http://%s:%u", a, port);
+	}
+}
+
+/*
+ * A daemon on ADDR ("ADDR:PORT", or "systemd": the socket a systemd
+ * socket unit passed, sd_listen_fds(3)'s way). METRICS_ONLY: the
+ * --metrics-listen daemon, which serves /metrics and /healthz alone.
+ */
+static struct http *
+http_new(struct mcp_server *srv, const char *addr, int metrics_only)
 {
 	struct http			*h;
 	struct sockaddr_storage		 ss;
 	const union MHD_DaemonInfo	*info;
-	socklen_t			 sslen;
+	socklen_t			 sslen = sizeof(ss);
 	unsigned int			 flags;
-	char				 shown[80];
+	int				 fd = -1;
 
-	if (parse_addr(srv->hconf.addr, &ss, &sslen) != 0) {
+	if (strncmp(addr, "systemd", 7) == 0 && (addr[7] == '\0' ||
+	    addr[7] == ':')) {
+		fd = mcp__sd_listen_fd(addr[7] == ':' ? addr + 8 :
+		    metrics_only ? "metrics" : NULL);
+		if (fd < 0)
+			return NULL;
+		if (getsockname(fd, (struct sockaddr *)&ss, &sslen) != 0 ||
+		    (ss.ss_family != AF_INET && ss.ss_family != AF_INET6)) {
+			mcp_log(MCP_LOG_ERR, "http: the socket systemd passed "
+			    "(fd %d) is not a TCP socket", fd);
+			return NULL;
+		}
+	} else if (parse_addr(addr, &ss, &sslen) != 0) {
 		mcp_log(MCP_LOG_ERR, "http: bad address \"%s\" (want "
-		    "ADDR:PORT or [ADDR]:PORT)", srv->hconf.addr);
-		return MCP_EINVAL;
+		    "ADDR:PORT, [ADDR]:PORT or systemd)", addr);
+		return NULL;
 	}
 	h = calloc(1, sizeof(*h));
 	if (h == NULL)
-		return MCP_ENOMEM;
+		return NULL;
 	h->srv = srv;
 	h->conf = &srv->hconf;
+	h->metrics_only = metrics_only;
 	h->loopback = is_loopback(&ss);
+	h->max_conns = metrics_only ? 64 : srv->hconf.max_sessions + 1024;
 	raise_nofile();
 	flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
 	    MHD_USE_TURBO;
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	h->d = MHD_start_daemon(flags, 0, NULL, NULL, access_cb, h,
+	/* The connection limits are accept_cb's; MHD's is a backstop. */
+	h->d = MHD_start_daemon(flags, 0, accept_cb, h, access_cb, h,
 	    MHD_OPTION_EXTERNAL_LOGGER, mhd_log, h,
-	    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+	    fd >= 0 ? MHD_OPTION_LISTEN_SOCKET : MHD_OPTION_SOCK_ADDR,
+	    fd >= 0 ? (void *)(intptr_t)fd : (void *)&ss,
 	    MHD_OPTION_NOTIFY_COMPLETED, completed, h,
 	    MHD_OPTION_NOTIFY_CONNECTION, notify_conn, h,
 	    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)0,
-	    MHD_OPTION_CONNECTION_LIMIT,
-	    (unsigned int)(srv->hconf.max_sessions + 1024),
-	    MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-	    (unsigned int)srv->hconf.max_per_ip,
+	    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)(h->max_conns + 16),
 	    MHD_OPTION_LISTEN_BACKLOG_SIZE, (unsigned int)1024,
 	    /*
 	     * Each connection's buffers come from this pool: 32 KiB by
@@ -1259,10 +1690,10 @@ mcp__http_start(struct mcp_server *srv)
 	    MHD_OPTION_SIGPIPE_HANDLED_BY_APP, 1,
 	    MHD_OPTION_END);
 	if (h->d == NULL) {
-		mcp_log(MCP_LOG_ERR, "http: cannot listen on %s: %s",
-		    srv->hconf.addr, strerror(errno));
+		mcp_log(MCP_LOG_ERR, "http: cannot listen on %s: %s", addr,
+		    strerror(errno));
 		free(h);
-		return MCP_ESYS;
+		return NULL;
 	}
 	info = MHD_get_daemon_info(h->d, MHD_DAEMON_INFO_BIND_PORT);
 	h->port = info != NULL ? info->port : 0;
@@ -1274,22 +1705,33 @@ mcp__http_start(struct mcp_server *srv)
 	ev_io_start(srv->loop, &h->io);
 	ev_timer_start(srv->loop, &h->sweep);
 	update_timer(h);
-	srv->http = h;
-	if (ss.ss_family == AF_INET6) {
-		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr,
-		    shown, sizeof(shown));
-		mcp_log(MCP_LOG_NOTICE, "listening on http://[%s]:%u%s/sse "
-		    "and http://[%s]:%u%s/mcp", shown, h->port,
-		    srv->hconf.base_path, shown, h->port,
-		    srv->hconf.base_path);
-	} else {
-		inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr,
-		    shown, sizeof(shown));
-		mcp_log(MCP_LOG_NOTICE, "listening on http://%s:%u%s/sse "
-		    "and http://%s:%u%s/mcp", shown, h->port,
-		    srv->hconf.base_path, shown, h->port,
-		    srv->hconf.base_path);
+	show_addr(&ss, h->port, h->shown, sizeof(h->shown));
+	return h;
+}
+
+int
+mcp__http_start(struct mcp_server *srv)
+{
+	struct http	*h;
+	const char	*bp = srv->hconf.base_path;
+
+	if (srv->hconf.metrics_listen != NULL) {
+		srv->mhttp = http_new(srv, srv->hconf.metrics_listen, 1);
+		if (srv->mhttp == NULL)
+			return MCP_ESYS;
+		mcp_log(MCP_LOG_NOTICE, "metrics on %s/metrics",
+		    srv->mhttp->shown);
 	}
+	if (srv->hconf.addr == NULL)
+		return MCP_OK;
+	if ((h = http_new(srv, srv->hconf.addr, 0)) == NULL)
+		return MCP_ESYS;
+	srv->http = h;
+	mcp_log(MCP_LOG_NOTICE, "listening on %s%s/sse and %s%s/mcp",
+	    h->shown, bp, h->shown, bp);
+	if (srv->hconf.metrics)
+		mcp_log(MCP_LOG_NOTICE, "metrics on %s%s/metrics", h->shown,
+		    bp);
 	return MCP_OK;
 }
 
@@ -1341,6 +1783,9 @@ mcp__http_drained(struct http *h)
 void
 mcp__http_free(struct http *h)
 {
+	struct peer	*p;
+	size_t		 i;
+
 	if (h == NULL)
 		return;
 	mcp__sse_end_all(h);
@@ -1353,5 +1798,10 @@ mcp__http_free(struct http *h)
 	MHD_stop_daemon(h->d);
 	while (h->lingers != NULL)
 		linger_end(h->lingers);
+	for (i = 0; i < PEER_BUCKETS; i++)
+		while ((p = h->peers[i]) != NULL) {
+			h->peers[i] = p->next;
+			free(p);
+		}
 	free(h);
 }

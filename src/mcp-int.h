@@ -57,6 +57,9 @@
 #define MCP_V20251125	20251125
 #define MCP_V_LATEST	MCP_V20251125
 
+#define MCP_RID_MAX	65	/* an HTTP request id, with its NUL */
+#define MCP_LOG_FORCE	0x100	/* or'ed into a level: written at any level */
+
 /* ---- buf.c: a growable byte buffer with a read offset ----------------- */
 
 struct buf {
@@ -86,6 +89,33 @@ extern atomic_int mcp__log_level MCP_HIDDEN;
 } while (0)
 /* Sets the request id shown by mcp_log on this thread (NULL clears). */
 void	 mcp__log_set_request(const json_t *id) MCP_HIDDEN;
+
+/* What the request this thread serves puts on each of its log lines. */
+struct log_ctx {
+	const json_t	*id;	/* the JSON-RPC id */
+	const char	*sid;	/* its session's id */
+	const char	*rid;	/* the HTTP request id */
+	const char	*tool;	/* the tool being called */
+};
+extern _Thread_local struct log_ctx mcp__lctx MCP_HIDDEN;
+extern int	 mcp__log_json MCP_HIDDEN;	/* --log-format json */
+extern int	 mcp__log_fd MCP_HIDDEN;
+
+/* The figures of an event line: a call's end, an HTTP access. */
+struct log_fields {
+	const char	*outcome;	/* NULL: none */
+	double		 duration_ms;	/* < 0: none */
+	const char	*method;
+	const char	*route;
+	int		 status;	/* 0: none */
+	long long	 bytes_in;	/* < 0: none */
+	long long	 bytes_out;
+};
+void	 mcp__log_fields(int level, const struct log_fields *f,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)))
+	    MCP_HIDDEN;
+int	 mcp__log_open(const char *path) MCP_HIDDEN;
+void	 mcp__log_reopen(void) MCP_HIDDEN;
 
 /* ---- json.c: the hot-path parser and serialiser ---------------------- */
 
@@ -287,6 +317,7 @@ struct tool {
 	mcp_tool_fn		 fn;
 	void			*udata;
 	void			(*udata_free)(void *);
+	struct tool_stats	*stats;		/* loop: its metrics */
 };
 
 struct registry {
@@ -452,6 +483,8 @@ struct mcp_call {
 	atomic_int	 cancelled;
 	int		 version;	/* negotiated, for result shapes */
 	int		 dropped;	/* loop: no response is to be sent */
+	int		 counted;	/* loop: its end was counted */
+	char		 rid[MCP_RID_MAX];	/* the HTTP request id */
 	int		 log_level;	/* the session's, when queued */
 	ev_timer	 timer;		/* loop: the tool's time limit */
 	double		 timeout;	/* s, 0 for none */
@@ -623,6 +656,10 @@ struct session {
 	unsigned			 nrequests;	/* requests seen, ever */
 	int				 implicit;	/* stateless: no initialize needed */
 	int				 ready;		/* notifications/initialized came */
+	int				 transport;	/* MT_*, for the metrics */
+	int				 counted;	/* counted open */
+	int				 why;		/* MR_*: why it ends */
+	char				 id[40];	/* the transport's id, for the log */
 };
 
 struct session *mcp__session_new(struct mcp_server *srv,
@@ -719,6 +756,10 @@ struct http_conf {
 	char		*auth_server;	/* for protected-resource metadata */
 	char		*resource_url;
 	char		*auth_scopes;	/* "a b": in 401s and the metadata */
+	char		*auth_token_file; /* re-read on SIGHUP */
+	int		 metrics;	/* GET /metrics on the main address */
+	char		*metrics_listen; /* ... or on this one */
+	int		 access_log;	/* a line per HTTP request */
 	int		 stream_after_ms; /* a waiting POST turns into a stream */
 };
 
@@ -752,6 +793,78 @@ int	 mcp__http_reply_rpc(struct MHD_Connection *conn, int status,
 void	 mcp__http_cors(void *resp, const char *origin) MCP_HIDDEN;
 void	 mcp__http_wake(struct http *h) MCP_HIDDEN;
 
+/* ---- metrics.c: the counters behind /metrics, loop thread only ------- */
+
+enum {	/* methods, as counted */
+	MM_INITIALIZE, MM_PING, MM_TOOLS_LIST, MM_TOOLS_CALL,
+	MM_RESOURCES_LIST, MM_TEMPLATES_LIST, MM_RESOURCES_READ,
+	MM_SUBSCRIBE, MM_UNSUBSCRIBE, MM_PROMPTS_LIST, MM_PROMPTS_GET,
+	MM_COMPLETE, MM_SET_LEVEL, MM_OTHER, MM_INVALID, MM_N
+};
+enum { MO_OK, MO_IS_ERROR, MO_ERROR, MO_CANCELLED, MO_TIMEOUT, MO_N };
+enum { MT_STDIO, MT_SSE, MT_STREAMABLE, MT_N };	/* transports */
+enum {	/* why a session ended */
+	MR_CLOSED, MR_DELETED, MR_EXPIRED, MR_CUT, MR_SHUTDOWN, MR_N
+};
+enum {	/* what refused a connection or a request */
+	ML_PER_IP, ML_TOTAL, ML_MAX_SESSIONS, ML_TOO_LARGE, ML_DRAINING, ML_N
+};
+
+#define MCP_METRIC_BUCKETS	13
+#define MAX_CODES		64	/* (method, error code) pairs */
+#define MAX_HTTP		128	/* (route, status) pairs */
+
+/* A tool's own counters, made on its first counted call (loop). */
+struct tool_stats {
+	uint64_t	 out[MO_N];
+	uint64_t	 bucket[MCP_METRIC_BUCKETS];
+	double		 sum;
+};
+
+struct metrics {
+	int		 on;		/* --metrics or --metrics-listen */
+	int		 cur;		/* the method of the request being
+					 * answered on the loop, or -1 */
+	double		 started;	/* wall clock */
+	uint64_t	 req[MM_N][MO_N];
+	struct {
+		int	 method;
+		int	 code;
+		uint64_t n;
+	}		 codes[MAX_CODES];
+	int		 ncodes;
+	uint64_t	 codes_other;
+	uint64_t	 opened[MT_N];
+	uint64_t	 ended[MT_N][MR_N];
+	struct {
+		short	 route;
+		short	 status;
+		uint64_t n;
+	}		 http[MAX_HTTP];
+	int		 nhttp;
+	uint64_t	 body_in;
+	uint64_t	 body_out;
+	uint64_t	 refused[ML_N];
+	uint64_t	 slow;
+};
+
+void	 mcp__metrics_init(struct metrics *m) MCP_HIDDEN;
+int	 mcp__metrics_method(const char *name) MCP_HIDDEN;
+void	 mcp__metrics_answer(struct metrics *m, int method, int outcome,
+	    int code) MCP_HIDDEN;
+/* C ended with OUTCOME (CODE for MO_ERROR); counted once per call. */
+void	 mcp__metrics_call(struct mcp_server *srv, struct mcp_call *c,
+	    int outcome, int code) MCP_HIDDEN;
+void	 mcp__metrics_http(struct metrics *m, int route, int status)
+	    MCP_HIDDEN;
+/* A session became one to count (TRANSPORT an MT_*), or ended. */
+void	 mcp__metrics_session_open(struct session *s, int transport)
+	    MCP_HIDDEN;
+void	 mcp__metrics_session_end(struct session *s) MCP_HIDDEN;
+int	 mcp__metrics_render(struct mcp_server *srv, struct buf *b)
+	    MCP_HIDDEN;
+const char *mcp__http_route_name(int route) MCP_HIDDEN;
+
 /* ---- server.c --------------------------------------------------------- */
 
 struct mcp_server {
@@ -777,6 +890,8 @@ struct mcp_server {
 	ev_async		 stop_async;	/* mcp_server_stop */
 	ev_signal		 sigterm;
 	ev_signal		 sigint;
+	ev_signal		 sighup;		/* reload */
+	ev_timer		 watchdog;	/* WATCHDOG=1 to systemd */
 	ev_prepare		 flush;		/* write before blocking */
 	ev_timer		 grace;
 	ev_timer		 deadline;
@@ -794,7 +909,22 @@ struct mcp_server {
 	int			 stdio_out;
 	struct http_conf	 hconf;
 	struct http		*http;
+	struct http		*mhttp;		/* --metrics-listen */
+	struct metrics		 metrics;
 };
+
+/* ---- systemd.c: socket activation and the notify socket ------------- */
+
+/* A socket passed by systemd: named NAME, or the first (NULL); -1. */
+int	 mcp__sd_listen_fd(const char *name) MCP_HIDDEN;
+/* STATE ("READY=1") to $NOTIFY_SOCKET: 1 sent, 0 none, -1 error. */
+int	 mcp__sd_notify(const char *state) MCP_HIDDEN;
+/* The WATCHDOG=1 interval in seconds, or 0 for none. */
+double	 mcp__sd_watchdog(void) MCP_HIDDEN;
+
+/* options.c: SIGHUP re-reads --auth-token-file; the old token stays
+ * when the file cannot be read. */
+int	 mcp__reload_token(struct http_conf *c) MCP_HIDDEN;
 
 /* mcp_server_run in two halves, around the loop (which a test or a fuzzer
  * may run itself, a step at a time, until srv->stopped). */

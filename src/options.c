@@ -80,6 +80,30 @@ read_token(const char *file, char **out)
 	return *out == NULL ? MCP_ENOMEM : MCP_OK;
 }
 
+/* SIGHUP: the token file again. A bad read keeps the token in use. */
+int
+mcp__reload_token(struct http_conf *c)
+{
+	char	*tok = NULL, *old;
+	int	 rc;
+
+	rc = read_token(c->auth_token_file, &tok);
+	if (rc != MCP_OK) {
+		mcp_log(MCP_LOG_WARN, "SIGHUP: keeping the auth token in use");
+		return rc;
+	}
+	old = c->auth_token;
+	c->auth_token = tok;
+	if (old != NULL) {
+		volatile char	*z = old;
+
+		while (*z != '\0')
+			*z++ = '\0';
+	}
+	free(old);
+	return MCP_OK;
+}
+
 static int
 set_str(char **dst, const char *value)
 {
@@ -176,7 +200,28 @@ mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 	NUM("session-timeout", 1, 86400 * 30, c->session_timeout)
 	NUM("sse-retry", 0, 3600000, c->sse_retry)
 	NUM("stream-after-ms", 0, 3600000, c->stream_after_ms)
+	NUM("metrics", 0, 1, c->metrics)
+	NUM("access-log", 0, 1, c->access_log)
 #undef NUM
+	if (strcmp(name, "drain-timeout") == 0) {
+		rc = num(name, value, 0, 3600, &v);
+		if (rc == MCP_OK)
+			srv->grace_ms = (int)(v * 1000);
+		return rc;
+	}
+	if (strcmp(name, "metrics-listen") == 0)
+		return set_str(&c->metrics_listen, value);
+	if (strcmp(name, "log-file") == 0)
+		return mcp__log_open(value);
+	if (strcmp(name, "log-format") == 0) {
+		if (strcmp(value, "text") != 0 && strcmp(value, "json") != 0) {
+			mcp_log(MCP_LOG_ERR, "option log-format: text or json, "
+			    "not \"%s\"", value);
+			return MCP_EINVAL;
+		}
+		mcp__log_json = strcmp(value, "json") == 0;
+		return MCP_OK;
+	}
 	if (strcmp(name, "http") == 0) {
 		p = strdup(value);
 		if (p == NULL)
@@ -210,8 +255,12 @@ mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 		return set_str(&c->resource_url, value);
 	if (strcmp(name, "auth-scopes") == 0)
 		return set_scopes(c, value);
-	if (strcmp(name, "auth-token-file") == 0)
-		return read_token(value, &c->auth_token);
+	if (strcmp(name, "auth-token-file") == 0) {
+		rc = read_token(value, &c->auth_token);
+		if (rc == MCP_OK)
+			rc = set_str(&c->auth_token_file, value);
+		return rc;
+	}
 	if (strcmp(name, "auth-token") == 0) {
 		p = strdup(value);
 		if (p == NULL)
@@ -245,6 +294,8 @@ mcp__http_conf_free(struct http_conf *c)
 			*z++ = '\0';
 	}
 	free(c->auth_token);
+	free(c->auth_token_file);
+	free(c->metrics_listen);
 	free(c->auth_server);
 	free(c->resource_url);
 	free(c->auth_scopes);

@@ -143,12 +143,69 @@ reply(struct session *s, struct batch *bt, const json_t *id, struct buf *b)
 		mcp__session_answer(s, b->data + b->off, b->len - b->off);
 }
 
+/*
+ * Metrics: an answer made on the loop, while a request is being handled
+ * (message), is that request's; calls queued to the pool are counted
+ * when they end (mcp__metrics_call).
+ */
+static void
+count(struct session *s, int outcome, int code)
+{
+	struct metrics	*m = &s->srv->metrics;
+
+	if (m->on && m->cur >= 0) {
+		mcp__metrics_answer(m, m->cur, outcome, code);
+		m->cur = -1;
+	}
+}
+
+/*
+ * A call queued to the pool ended: answered, timed out, cancelled or cut
+ * short by the shutdown. Counted once, and logged at info with its
+ * tags, duration and outcome.
+ */
+static void
+ended(struct mcp_call *c, int outcome, int code)
+{
+	static const char *const what[] = { "ok", "is_error", "error",
+	    "cancelled", "timeout" };
+	static const char *const methods[] = { "tools/call",
+	    "resources/read", "prompts/get", "completion/complete" };
+	struct mcp_server *srv = c->sess->srv;
+	struct log_fields lf = { 0 };
+	struct log_ctx	 saved;
+
+	if (c->counted || c->kind == CALL_ROOTS)
+		return;
+	mcp__metrics_call(srv, c, outcome, code);
+	c->counted = 1;
+	if (MCP_LOG_INFO > atomic_load_explicit(&mcp__log_level,
+	    memory_order_relaxed))
+		return;
+	saved = mcp__lctx;
+	mcp__lctx.id = c->id;
+	mcp__lctx.sid = c->sess->id;
+	mcp__lctx.rid = c->rid;
+	mcp__lctx.tool = c->tool != NULL ? c->tool->name : NULL;
+	lf.outcome = what[outcome];
+	lf.duration_ms = (ev_now(srv->loop) - c->queued_at) * 1000;
+	lf.bytes_in = lf.bytes_out = -1;
+	if (outcome == MO_ERROR)
+		mcp__log_fields(MCP_LOG_INFO, &lf, "%s: error %d",
+		    methods[c->kind], code);
+	else
+		mcp__log_fields(MCP_LOG_INFO, &lf, "%s: %s", methods[c->kind],
+		    what[outcome]);
+	mcp__lctx = saved;
+}
+
 static void
 reply_error(struct session *s, struct batch *bt, const json_t *id, int code,
     const char *msg)
 {
 	struct buf	 b = { 0 };
 
+	count(s, MO_ERROR, code);
 	if (mcp__rpc_error(&b, id, code, msg, NULL) == MCP_OK)
 		reply(s, bt, id, &b);
 	mcp__buf_free(&b);
@@ -165,19 +222,23 @@ reply_result_new(struct session *s, struct batch *bt, const json_t *id,
 		    "out of memory");
 		return;
 	}
-	if (mcp__rpc_result(&b, id, result) == MCP_OK)
+	if (mcp__rpc_result(&b, id, result) == MCP_OK) {
+		count(s, MO_OK, 0);
 		reply(s, bt, id, &b);
-	else
+	} else
 		reply_error(s, bt, id, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
 	mcp__buf_free(&b);
 	json_decref(result);
 }
 
+/* An error outside a request being handled: a message that is none. */
 void
 mcp__protocol_error(struct session *s, const json_t *id, int code,
     const char *msg)
 {
+	if (s->srv->metrics.on)
+		s->srv->metrics.cur = MM_INVALID;
 	reply_error(s, NULL, id, code, msg);
 }
 
@@ -301,6 +362,7 @@ reply_no_resource(struct session *s, struct batch *bt, const json_t *id,
 
 	snprintf(msg, sizeof(msg), "resource not found: %.150s", uri);
 	data = json_pack("{s:s}", "uri", uri);
+	count(s, MO_ERROR, MCP_RPC_RESOURCE_NOT_FOUND);
 	if (mcp__rpc_error(&b, id, MCP_RPC_RESOURCE_NOT_FOUND, msg, data) ==
 	    MCP_OK)
 		reply(s, bt, id, &b);
@@ -410,6 +472,8 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	c->id = f->id;
 	f->id = NULL;
 	c->srv = s->srv;
+	if (mcp__lctx.rid != NULL)
+		snprintf(c->rid, sizeof(c->rid), "%s", mcp__lctx.rid);
 	c->version = s->version;
 	c->log_level = s->log_level;
 	c->pool = &s->srv->pool;
@@ -620,6 +684,7 @@ timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		return;
 	snprintf(msg, sizeof(msg), "tool %s timed out after %.0f ms",
 	    c->tool->name, c->timeout * 1000);
+	ended(c, MO_TIMEOUT, 0);
 	mcp_log(MCP_LOG_NOTICE, "%s", msg);
 	rc = mcp__buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"id\":");
 	if (rc == MCP_OK)
@@ -722,6 +787,7 @@ mcp__protocol_drop(struct mcp_call *c)
 {
 	if (c->dropped)
 		return;
+	ended(c, MO_CANCELLED, 0);
 	atomic_store(&c->cancelled, 1);
 	c->dropped = 1;
 	c->sess->pending--;
@@ -863,9 +929,14 @@ message(struct session *s, struct batch *bt, struct rpc_fields *f)
 	switch (m.kind) {
 	case RPC_REQUEST:
 		s->nrequests++;
-		mcp__log_set_request(m.id);
+		if (s->srv->metrics.on)
+			s->srv->metrics.cur = mcp__metrics_method(m.method);
+		mcp__lctx.id = m.id;
+		mcp__lctx.sid = s->id;
 		request(s, bt, f, &m);
-		mcp__log_set_request(NULL);
+		mcp__lctx.id = NULL;
+		mcp__lctx.sid = NULL;
+		s->srv->metrics.cur = -1;
 		break;
 	case RPC_NOTIFICATION:
 		notification(s, f, &m);
@@ -875,9 +946,12 @@ message(struct session *s, struct batch *bt, struct rpc_fields *f)
 		break;
 	case RPC_INVALID:
 		/* why == NULL: a malformed notification, never answered. */
-		if (m.why != NULL)
+		if (m.why != NULL) {
+			if (s->srv->metrics.on)
+				s->srv->metrics.cur = MM_INVALID;
 			reply_error(s, bt, m.id, MCP_RPC_INVALID_REQUEST,
 			    m.why);
+		}
 		break;
 	}
 }
@@ -921,6 +995,8 @@ batch(struct session *s, json_t *arr)
 	for (i = 0; i < json_array_size(arr); i++) {
 		if (mcp__rpc_fields_from_json(json_array_get(arr, i), &f) !=
 		    MCP_OK) {
+			if (s->srv->metrics.on)
+				s->srv->metrics.cur = MM_INVALID;
 			reply_error(s, bt, NULL, MCP_RPC_INVALID_REQUEST,
 			    "message is not a JSON object");
 			continue;
@@ -966,6 +1042,9 @@ mcp__protocol_input(struct session *s, const char *data, size_t len,
 			mcp__protocol_error(s, NULL, MCP_RPC_INVALID_REQUEST, why);
 			return 0;
 		}
+		if (s->srv->metrics.on)
+			mcp__metrics_answer(&s->srv->metrics, MM_INVALID,
+			    MO_ERROR, MCP_RPC_INVALID_REQUEST);
 		mcp__rpc_error(err, NULL, MCP_RPC_INVALID_REQUEST, why, NULL);
 		return -1;
 	}
@@ -980,10 +1059,13 @@ mcp__protocol_input(struct session *s, const char *data, size_t len,
 		/* Refused, not unreadable: answer the request by its id. */
 		id = e.code == MCP_JSON_ESYNTAX ? NULL : id_of(data, len);
 		if (err == NULL) {
-			reply_error(s, NULL, id, code, why);
+			mcp__protocol_error(s, id, code, why);
 			json_decref(id);
 			return 0;
 		}
+		if (s->srv->metrics.on)
+			mcp__metrics_answer(&s->srv->metrics, MM_INVALID,
+			    MO_ERROR, code);
 		mcp__rpc_error(err, id, code, why, NULL);
 		json_decref(id);
 		return -1;
@@ -1020,6 +1102,10 @@ mcp__protocol_complete(struct mcp_call *c)
 	} else {
 		s->pending--;
 		s->route = c->route;
+		ended(c, c->out == NULL ||
+			    c->rpc_code != 0 ? MO_ERROR : c->is_error ?
+			    MO_IS_ERROR : MO_OK, c->out == NULL ?
+			    MCP_RPC_INTERNAL_ERROR : c->rpc_code);
 		if (c->kind == CALL_ROOTS) {
 			;	/* a notification's callback: no answer */
 		} else if (c->out == NULL) {
@@ -1086,6 +1172,8 @@ mcp__protocol_abort(struct session *s)
 			bt = c->batch;
 			saved = s->route;
 			s->route = c->route;
+			ended(c, MO_ERROR,
+			    MCP_RPC_INTERNAL_ERROR);
 			reply_error(s, bt, c->id, MCP_RPC_INTERNAL_ERROR,
 			    "server shutting down: the call did not finish "
 			    "within the grace period");

@@ -35,6 +35,7 @@ tool_free(struct tool *t)
 	json_decref(t->icons);
 	mcp__schema_free(t->in);
 	mcp__schema_free(t->out);
+	free(t->stats);
 	free(t);
 }
 

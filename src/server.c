@@ -51,6 +51,7 @@ flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	if (srv->stdio != NULL)
 		mcp__stdio_flush(srv->stdio);
 	mcp__http_flush(srv->http);
+	mcp__http_flush(srv->mhttp);
 }
 
 /* Runs only while calls are queued, so an idle server never wakes. */
@@ -138,6 +139,7 @@ mcp__server_drain(struct mcp_server *srv, int with_grace)
 {
 	if (!srv->draining) {
 		srv->draining = 1;
+		mcp__sd_notify("STOPPING=1");
 		if (srv->stdio != NULL)
 			mcp__stdio_stop_input(srv->stdio);
 		mcp__http_quiesce(srv->http);
@@ -190,6 +192,38 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	(void)loop;
 	(void)revents;
 	stop_request(w->data, w->signum == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+/*
+ * SIGHUP: re-read --auth-token-file (a rotated token takes effect for
+ * the next request; connections and sessions stay), and reopen
+ * --log-file (after logrotate moved it).
+ */
+static void
+hup_cb(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	struct mcp_server	*srv = w->data;
+
+	(void)loop;
+	(void)revents;
+	mcp__sd_notify("RELOADING=1");
+	mcp__log_reopen();
+	if (srv->hconf.auth_token_file != NULL &&
+	    mcp__reload_token(&srv->hconf) == MCP_OK)
+		mcp_log(MCP_LOG_NOTICE, "SIGHUP: auth token re-read from %s",
+		    srv->hconf.auth_token_file);
+	else
+		mcp_log(MCP_LOG_NOTICE, "SIGHUP: reloaded");
+	mcp__sd_notify("READY=1");
+}
+
+static void
+watchdog_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
+	mcp__sd_notify("WATCHDOG=1");
 }
 
 static void
@@ -261,6 +295,10 @@ mcp_server_new(const char *name, const char *version)
 	ev_async_init(&srv->stop_async, stop_cb);
 	ev_signal_init(&srv->sigterm, signal_cb, SIGTERM);
 	ev_signal_init(&srv->sigint, signal_cb, SIGINT);
+	ev_signal_init(&srv->sighup, hup_cb, SIGHUP);
+	ev_timer_init(&srv->watchdog, watchdog_cb, 0.0, 0.0);
+	srv->sighup.data = srv->watchdog.data = srv;
+	mcp__metrics_init(&srv->metrics);
 	ev_prepare_init(&srv->flush, flush_cb);
 	ev_timer_init(&srv->grace, grace_cb, 0.0, 0.0);
 	ev_timer_init(&srv->deadline, deadline_cb, 0.0, 0.0);
@@ -442,6 +480,8 @@ teardown(struct mcp_server *srv)
 	srv->stdio = NULL;
 	mcp__http_free(srv->http);		/* ends every session */
 	srv->http = NULL;
+	mcp__http_free(srv->mhttp);
+	srv->mhttp = NULL;
 	for (c = mcp__pool_stop(&srv->pool); c != NULL; c = next) {
 		next = c->next;
 		if (c->note_of != NULL)
@@ -454,6 +494,8 @@ teardown(struct mcp_server *srv)
 	mcp__features_stop(srv);
 	ev_signal_stop(srv->loop, &srv->sigterm);
 	ev_signal_stop(srv->loop, &srv->sigint);
+	ev_signal_stop(srv->loop, &srv->sighup);
+	ev_timer_stop(srv->loop, &srv->watchdog);
 	ev_prepare_stop(srv->loop, &srv->flush);
 	ev_timer_stop(srv->loop, &srv->grace);
 	ev_timer_stop(srv->loop, &srv->deadline);
@@ -469,6 +511,7 @@ teardown(struct mcp_server *srv)
 int
 mcp__server_start(struct mcp_server *srv)
 {
+	double	 wd;
 	int	 rc;
 
 	/* A vanished reader must give EPIPE, not kill the process. */
@@ -481,13 +524,16 @@ mcp__server_start(struct mcp_server *srv)
 	mcp__features_start(srv);
 	ev_signal_start(srv->loop, &srv->sigterm);
 	ev_signal_start(srv->loop, &srv->sigint);
+	ev_signal_start(srv->loop, &srv->sighup);
 	ev_prepare_start(srv->loop, &srv->flush);
 	rc = mcp__pool_start(&srv->pool, srv->workers,
 	    srv->max_workers > srv->workers ? srv->max_workers : srv->workers,
 	    srv->queue_size, srv->loop, &srv->done);
 	if (rc != MCP_OK)
 		return rc;
-	if (srv->hconf.addr != NULL) {
+	srv->metrics.on = srv->hconf.metrics ||
+	    srv->hconf.metrics_listen != NULL;
+	if (srv->hconf.addr != NULL || srv->hconf.metrics_listen != NULL) {
 		rc = mcp__http_start(srv);
 		if (rc != MCP_OK)
 			return rc;
@@ -497,6 +543,13 @@ mcp__server_start(struct mcp_server *srv)
 		if (rc != MCP_OK)
 			return rc;
 		mcp__stdio_start(srv->stdio);
+	}
+	/* Type=notify: listening, and taking requests. */
+	mcp__sd_notify("READY=1");
+	wd = mcp__sd_watchdog();
+	if (wd > 0) {
+		ev_timer_set(&srv->watchdog, wd, wd);
+		ev_timer_start(srv->loop, &srv->watchdog);
 	}
 	if (atomic_load(&srv->stop_requested))
 		stop_request(srv, "stop requested");

@@ -73,6 +73,7 @@ mcp__session_close(struct session *s)
 	if (s->closed)
 		return;
 	s->closed = 1;
+	mcp__metrics_session_end(s);
 	mcp__clientreq_drop(s, NULL);	/* waiting callbacks give up */
 	for (i = 0; i < s->nbuckets; i++)
 		for (c = s->buckets[i]; c != NULL; c = c->hnext)

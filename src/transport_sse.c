@@ -83,6 +83,7 @@ cut(struct sse_stream *st, int level, const char *why)
 		return;
 	st->cut = 1;
 	st->ending = 1;
+	st->sess->why = MR_CUT;
 	MCP_LOG(level, "sse: session %.8s: %s, closing it", st->id, why);
 	mcp__http_shutdown(st->conn);
 	mcp__buf_reset(&st->out);
@@ -94,7 +95,10 @@ cut(struct sse_stream *st, int level, const char *why)
 static void
 gone(struct peer_watch *w)
 {
-	cut(w->owner, MCP_LOG_INFO, "the client closed the stream");
+	struct sse_stream	*st = w->owner;
+
+	cut(st, MCP_LOG_INFO, "the client closed the stream");
+	st->sess->why = MR_CLOSED;	/* its client's end, not a cut */
 }
 
 static int
@@ -228,12 +232,15 @@ mcp__sse_open(struct http *h, struct MHD_Connection *conn,
 	char			 ev[256];
 	int			 n, rc;
 
-	if (h->quiesced)
+	if (h->quiesced) {
+		mcp__http_refused(h, ML_DRAINING);
 		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
 		    "server shutting down", origin);
+	}
 	if (h->nstreams + h->nssessions >= h->conf->max_sessions) {
 		mcp_log(MCP_LOG_WARN, "sse: %d sessions open (--max-sessions),"
 		    " refusing another", h->nstreams + h->nssessions);
+		mcp__http_refused(h, ML_MAX_SESSIONS);
 		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
 		    "too many sessions", origin);
 	}
@@ -260,7 +267,7 @@ mcp__sse_open(struct http *h, struct MHD_Connection *conn,
 	if (n < 0 || (size_t)n >= sizeof(ev) ||
 	    mcp__buf_add(&st->out, ev, (size_t)n) != MCP_OK)
 		goto fail;
-	resp = mcp__http_event_stream(reader, st, stream_free);
+	resp = mcp__http_event_stream(conn, reader, st, stream_free);
 	if (resp == NULL)
 		goto fail;
 	mcp__http_cors(resp, origin);
@@ -269,11 +276,14 @@ mcp__sse_open(struct http *h, struct MHD_Connection *conn,
 	 * takes the response or destroying it frees ST at once.
 	 */
 	link_stream(h, st);
-	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	rc = mcp__http_queue(conn, MHD_HTTP_OK, resp, 0);
 	MHD_destroy_response(resp);	/* stream_free runs when MHD is done */
 	if (rc != MHD_YES)
 		return rc;
 	mcp__http_serving(conn);
+	memcpy(st->sess->id, st->id, sizeof(st->id));
+	mcp__http_set_session(conn, st->id);
+	mcp__metrics_session_open(st->sess, MT_SSE);
 	MCP_LOG(MCP_LOG_INFO, "sse: session %.8s opened (%d open)", st->id,
 	    h->nstreams);
 	return MHD_YES;
@@ -314,9 +324,11 @@ mcp__sse_post(struct http *h, struct MHD_Connection *conn, const char *sid,
 	if (st == NULL || st->ending)
 		return mcp__http_reply_rpc(conn, 404, MCP_RPC_INVALID_REQUEST,
 		    "session not found", origin);
-	if (h->srv->draining)
+	if (h->srv->draining) {
+		mcp__http_refused(h, ML_DRAINING);
 		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
 		    "server shutting down", origin);
+	}
 	if (mcp__protocol_input(st->sess, body != NULL ? body : "", len,
 	    &err) != 0) {
 		rc = mcp__http_reply(conn, 400, "application/json", err.data,
@@ -347,6 +359,8 @@ mcp__sse_end_all(struct http *h)
 
 	for (st = h->streams; st != NULL; st = st->next) {
 		st->ending = 1;
+		if (!st->cut)
+			st->sess->why = MR_SHUTDOWN;
 		resume(st);
 	}
 }

@@ -316,6 +316,8 @@ mcp__stdio_new(struct mcp_server *srv, int in_fd, int out_fd)
 	if (t == NULL)
 		return MCP_ENOMEM;
 	t->sess = mcp__session_new(srv, &stdio_ops, t);
+	if (t->sess != NULL)
+		mcp__metrics_session_open(t->sess, MT_STDIO);
 	if (t->sess == NULL) {
 		free(t);
 		return MCP_ENOMEM;
@@ -345,6 +347,8 @@ mcp__stdio_start(struct stdio_transport *t)
 void
 mcp__stdio_stop_input(struct stdio_transport *t)
 {
+	if (t->srv->draining && !t->eof)
+		t->sess->why = MR_SHUTDOWN;	/* not the client's end */
 	t->eof = 1;
 	ev_io_stop(t->srv->loop, &t->rio);
 }

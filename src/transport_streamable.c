@@ -192,6 +192,8 @@ ssess_link(struct ssess *ss)
 		ss->hnext = h->sbuckets[ss->hash % SSE_BUCKETS];
 		h->sbuckets[ss->hash % SSE_BUCKETS] = ss;
 		h->nssessions++;
+		memcpy(ss->sess->id, ss->id, sizeof(ss->id));
+		mcp__metrics_session_open(ss->sess, MT_STREAMABLE);
 	}
 	ss->next = h->ssessions;
 	if (h->ssessions != NULL)
@@ -779,7 +781,7 @@ start_stream(struct route *r, struct MHD_Connection *conn, uint64_t from,
 			MHD_add_response_header(resp, "Content-Type",
 			    "application/json");
 	} else
-		resp = mcp__http_event_stream(reader, sc, sc_free);
+		resp = mcp__http_event_stream(conn, reader, sc, sc_free);
 	if (resp == NULL) {
 		mcp__buf_free(&sc->extra);
 		free(sc);
@@ -799,7 +801,7 @@ start_stream(struct route *r, struct MHD_Connection *conn, uint64_t from,
 	ev_timer_init(&sc->ka, ka_cb, h->conf->keepalive, h->conf->keepalive);
 	sc->ka.data = sc;
 	ev_timer_start(h->srv->loop, &sc->ka);
-	rc = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+	rc = mcp__http_queue(conn, MHD_HTTP_OK, resp, 0);
 	MHD_destroy_response(resp);	/* sc_free runs when MHD is done */
 	if (rc != MHD_YES)
 		return rc;		/* sc_free has cleaned up */
@@ -914,7 +916,7 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 	if (ctype != NULL)
 		MHD_add_response_header(resp, "Content-Type", ctype);
 	headers(resp, ss, new_session, origin);
-	rc = MHD_queue_response(conn, status, resp);
+	rc = mcp__http_queue(conn, status, resp, 0);
 	MHD_destroy_response(resp);
 	route_free(r);
 	if (ss->stateless)
@@ -987,11 +989,13 @@ not_allowed(struct MHD_Connection *conn, const char *origin)
 	struct MHD_Response	*resp;
 	struct buf		 b = { 0 };
 	enum MHD_Result		 rc;
+	size_t			 len;
 
 	if (mcp__rpc_error(&b, NULL, MCP_RPC_SERVER_BUSY, "Method Not "
 	    "Allowed: a stateless server has no streams or sessions", NULL) !=
 	    MCP_OK)
 		return MHD_NO;
+	len = b.len;
 	resp = MHD_create_response_from_buffer(b.len, b.data,
 	    MHD_RESPMEM_MUST_COPY);
 	mcp__buf_free(&b);
@@ -1000,7 +1004,7 @@ not_allowed(struct MHD_Connection *conn, const char *origin)
 	MHD_add_response_header(resp, "Content-Type", "application/json");
 	MHD_add_response_header(resp, "Allow", "POST");
 	mcp__http_cors(resp, origin);
-	rc = MHD_queue_response(conn, 405, resp);
+	rc = mcp__http_queue(conn, 405, resp, len);
 	MHD_destroy_response(resp);
 	return rc;
 }
@@ -1122,9 +1126,11 @@ mcp__mcp_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		    rq->origin);
 	/* Draining, calls may still wait on answers from the client. */
 	if (h->srv->draining && (h->conf->stateless ||
-	    peek(body, len) != PEEK_RESPONSE))
+	    peek(body, len) != PEEK_RESPONSE)) {
+		mcp__http_refused(h, ML_DRAINING);
 		return reply_rpc(conn, 503, "server shutting down",
 		    rq->origin);
+	}
 	if (h->conf->stateless) {
 		if ((why = check_version(conn, &version)) != NULL)
 			return reply_rpc(conn, 400, why, rq->origin);
@@ -1139,6 +1145,7 @@ mcp__mcp_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 			mcp_log(MCP_LOG_WARN, "mcp: %d sessions open "
 			    "(--max-sessions), refusing another",
 			    h->nstreams + h->nssessions);
+			mcp__http_refused(h, ML_MAX_SESSIONS);
 			return reply_rpc(conn, 503, "too many sessions",
 			    rq->origin);
 		}
@@ -1288,8 +1295,10 @@ mcp__mcp_get(struct http *h, struct MHD_Connection *conn, const char *sid,
 	    "Accept"), "text/event-stream"))
 		return reply_rpc(conn, 406, "Not Acceptable: Client must "
 		    "accept text/event-stream", origin);
-	if (h->srv->draining)
+	if (h->srv->draining) {
+		mcp__http_refused(h, ML_DRAINING);
 		return reply_rpc(conn, 503, "server shutting down", origin);
+	}
 	ss = session_of(h, conn, sid, origin, &rc);
 	if (ss == NULL)
 		return rc;
@@ -1352,6 +1361,7 @@ mcp__mcp_delete(struct http *h, struct MHD_Connection *conn,
 		return rc;
 	MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s deleted by the client",
 	    ss->id);
+	ss->sess->why = MR_DELETED;
 	ssess_end(ss);
 	return mcp__http_reply(conn, 200, NULL, "", 0, origin);
 }
@@ -1387,6 +1397,7 @@ mcp__mcp_sweep(struct http *h, double now)
 		MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s idle for %d s "
 		    "(--session-timeout), ending it", ss->id,
 		    h->conf->session_timeout);
+		ss->sess->why = MR_EXPIRED;
 		ssess_end(ss);
 	}
 }
@@ -1434,6 +1445,8 @@ mcp__mcp_abort_all(struct http *h)
 void
 mcp__mcp_free_all(struct http *h)
 {
-	while (h->ssessions != NULL)
+	while (h->ssessions != NULL) {
+		h->ssessions->sess->why = MR_SHUTDOWN;
 		ssess_end(h->ssessions);
+	}
 }

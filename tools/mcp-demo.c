@@ -76,6 +76,8 @@ sleep_tool(mcp_call *call)
 	if (mcp_args_unpack(call, "{s:F}", "ms", &v) != MCP_OK)
 		return;
 	ms = (json_int_t)v;
+	/* Tagged with the request (id, session, HTTP request id, tool). */
+	mcp_log(MCP_LOG_INFO, "sleeping %lld ms", (long long)ms);
 	for (done = 0; done < ms; done += 10) {
 		if (mcp_call_cancelled(call))
 			return;		/* nobody is waiting for an answer */
