@@ -59,7 +59,7 @@ TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -Isrc -Itest -pthread \
 SRCS = src/buf.c src/base64.c src/log.c src/version.c src/jsonrpc.c \
 	src/json.c src/schema.c src/table.c src/registry.c src/features.c src/pool.c src/call.c src/session.c \
 	src/protocol.c src/clientreq.c src/transport_stdio.c src/http.c src/transport_sse.c src/transport_streamable.c src/options.c \
-	src/server.c src/cli.c
+	src/metrics.c src/systemd.c src/server.c src/cli.c
 OBJS = $(SRCS:src/%.c=$(B)/obj/%.o)
 PICS = $(SRCS:src/%.c=$(B)/pic/%.o)
 
@@ -88,7 +88,7 @@ configure: configure.ac include/mcp.h
 	$(Q)autoconf
 	@touch configure
 
-build: $(B)/libmcp.a $(B)/libmcp.so $(TOOLS) $(UNIT_TESTS) $(B)/feat-server
+build: $(B)/libmcp.a $(B)/libmcp.so $(TOOLS) $(UNIT_TESTS) $(B)/feat-server $(B)/sdrun
 
 $(B)/obj/%.o: src/%.c src/mcp-int.h src/http-int.h src/schema.h include/mcp.h
 	@mkdir -p $(@D)
@@ -144,6 +144,11 @@ $(B)/conformance-server: examples/conformance-server.c $(B)/libmcp.a
 $(B)/feat-server: test/feat-server.c $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+# systemd's part in test/service.mjs: a passed socket, a notify socket.
+$(B)/sdrun: test/sdrun.c
+	$(say) LD $@
+	$(Q)$(CC) $(STD) $(WARN) $(CFLAGS) $(SAN) -o $@ $<
 
 $(B)/t_%: test/t_%.c test/tap.h test/driver.h test/tools.h $(B)/libmcp.a
 	$(say) LD $@
