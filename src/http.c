@@ -398,14 +398,23 @@ accept_cb(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 	return MHD_YES;
 }
 
+static void
+set_sid(struct conn_info *ci, const char *id)
+{
+	size_t	 n;
+
+	if (ci == NULL || id == NULL)
+		return;
+	n = strnlen(id, sizeof(ci->sid) - 1);
+	memcpy(ci->sid, id, n);
+	ci->sid[n] = '\0';
+}
+
 /* The request on CONN opened session ID: its access line names it. */
 void
 mcp__http_set_session(struct MHD_Connection *conn, const char *id)
 {
-	struct conn_info	*ci = conn_info(conn);
-
-	if (ci != NULL && id != NULL)
-		snprintf(ci->sid, sizeof(ci->sid), "%s", id);
+	set_sid(conn_info(conn), id);
 }
 
 /* A request refused by LIMIT (ML_*), for the metrics. */
@@ -814,9 +823,8 @@ mcp__http_queue(struct MHD_Connection *conn, unsigned int status,
 		return MHD_queue_response(conn, status, resp);
 	if (ci->rid[0] != '\0')
 		MHD_add_response_header(resp, "X-Request-Id", ci->rid);
-	if (ci->route == HTTP_R_MCP)
-		mcp__http_set_session(conn, MHD_get_response_header(resp,
-		    "Mcp-Session-Id"));
+	if (ci->route == HTTP_R_MCP && ci->sid[0] == '\0')
+		set_sid(ci, MHD_get_response_header(resp, "Mcp-Session-Id"));
 	ci->status = (int)status;
 	ci->out += (long long)len;
 	m = &ci->h->srv->metrics;
@@ -1209,6 +1217,18 @@ unauthorized(struct http *h, struct MHD_Connection *conn, int wrong,
 	    "WWW-Authenticate", value, origin);
 }
 
+/* V's low N hex digits into OUT. */
+static void
+hex(char *out, uint64_t v, int n)
+{
+	static const char	 digits[] = "0123456789abcdef";
+
+	while (n-- > 0) {
+		out[n] = digits[v & 15];
+		v >>= 4;
+	}
+}
+
 /*
  * The request's id: X-Request-Id when a proxy sent a usable one (nginx's
  * $request_id, a UUID), else made here: this process's random prefix and
@@ -1236,8 +1256,10 @@ request_id(struct MHD_Connection *conn, char *out)
 		snprintf(prefix, sizeof(prefix), "%02x%02x%02x%02x", raw[0],
 		    raw[1], raw[2], raw[3]);
 	}
-	snprintf(out, MCP_RID_MAX, "%s%012llx", prefix,
-	    (unsigned long long)++seq);
+	/* 8 + 12 hex digits, by hand: this runs for every request. */
+	memcpy(out, prefix, 8);
+	hex(out + 8, ++seq, 12);
+	out[20] = '\0';
 }
 
 /* A request begins on CI: its id, clock and counts. */
@@ -1371,7 +1393,7 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 			ci->route = HTTP_R_MCP;
 		sid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 		    "Mcp-Session-Id");
-		mcp__http_set_session(conn, sid);
+		set_sid(ci, sid);
 		if (strcmp(method, "GET") == 0)
 			return mcp__mcp_get(h, conn, sid, origin);
 		if (strcmp(method, "DELETE") == 0)
@@ -1435,8 +1457,8 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	}
 	if (v != NULL)
 		snprintf(r->sid, sizeof(r->sid), "%s", v);
-	if (v != NULL && ci != NULL)
-		snprintf(ci->sid, sizeof(ci->sid), "%s", v);
+	if (ci != NULL && ci->sid[0] == '\0')
+		set_sid(ci, v);
 	r->origin = origin != NULL ? strdup(origin) : NULL;
 	*req_cls = r;
 	return MHD_YES;

@@ -14,6 +14,9 @@
  *   table.c             the ordered, hashed table under both of those
  *   pool.c              worker threads, job queue, completion queue
  *   call.c              mcp_call/mcp_args/mcp_result: runs on the workers
+ *   metrics.c           counters for /metrics, loop thread only
+ *   systemd.c           passed sockets, the notify socket
+ *   log.c               lines tagged by the request a thread serves
  *
  * Thread rule: everything touching a session, a transport or the loop runs
  * on the loop thread. Workers see only their own struct mcp_call, the tool
@@ -799,7 +802,8 @@ enum {	/* methods, as counted */
 	MM_INITIALIZE, MM_PING, MM_TOOLS_LIST, MM_TOOLS_CALL,
 	MM_RESOURCES_LIST, MM_TEMPLATES_LIST, MM_RESOURCES_READ,
 	MM_SUBSCRIBE, MM_UNSUBSCRIBE, MM_PROMPTS_LIST, MM_PROMPTS_GET,
-	MM_COMPLETE, MM_SET_LEVEL, MM_OTHER, MM_INVALID, MM_N
+	MM_COMPLETE, MM_SET_LEVEL, MM_OTHER, MM_INVALID, MM_N,
+	MM_PENDING = -2		/* not looked up yet */
 };
 enum { MO_OK, MO_IS_ERROR, MO_ERROR, MO_CANCELLED, MO_TIMEOUT, MO_N };
 enum { MT_STDIO, MT_SSE, MT_STREAMABLE, MT_N };	/* transports */
@@ -824,7 +828,9 @@ struct tool_stats {
 struct metrics {
 	int		 on;		/* --metrics or --metrics-listen */
 	int		 cur;		/* the method of the request being
-					 * answered on the loop, or -1 */
+					 * answered on the loop (MM_*), or
+					 * MM_PENDING: CUR_NAME's, or -1 */
+	const char	*cur_name;
 	double		 started;	/* wall clock */
 	uint64_t	 req[MM_N][MO_N];
 	struct {

@@ -153,8 +153,11 @@ count(struct session *s, int outcome, int code)
 {
 	struct metrics	*m = &s->srv->metrics;
 
-	if (m->on && m->cur >= 0) {
-		mcp__metrics_answer(m, m->cur, outcome, code);
+	if (m->on && m->cur != -1) {
+		/* The method's name is looked up only now: a call queued to
+		 * the pool knows its method by its kind, and is never here. */
+		mcp__metrics_answer(m, m->cur >= 0 ? m->cur :
+		    mcp__metrics_method(m->cur_name), outcome, code);
 		m->cur = -1;
 	}
 }
@@ -172,16 +175,18 @@ ended(struct mcp_call *c, int outcome, int code)
 	static const char *const methods[] = { "tools/call",
 	    "resources/read", "prompts/get", "completion/complete" };
 	struct mcp_server *srv = c->sess->srv;
-	struct log_fields lf = { 0 };
+	struct log_fields lf;
 	struct log_ctx	 saved;
 
 	if (c->counted || c->kind == CALL_ROOTS)
 		return;
-	mcp__metrics_call(srv, c, outcome, code);
+	if (srv->metrics.on)
+		mcp__metrics_call(srv, c, outcome, code);
 	c->counted = 1;
 	if (MCP_LOG_INFO > atomic_load_explicit(&mcp__log_level,
 	    memory_order_relaxed))
 		return;
+	memset(&lf, 0, sizeof(lf));
 	saved = mcp__lctx;
 	mcp__lctx.id = c->id;
 	mcp__lctx.sid = c->sess->id;
@@ -929,8 +934,8 @@ message(struct session *s, struct batch *bt, struct rpc_fields *f)
 	switch (m.kind) {
 	case RPC_REQUEST:
 		s->nrequests++;
-		if (s->srv->metrics.on)
-			s->srv->metrics.cur = mcp__metrics_method(m.method);
+		s->srv->metrics.cur = MM_PENDING;
+		s->srv->metrics.cur_name = m.method;
 		mcp__lctx.id = m.id;
 		mcp__lctx.sid = s->id;
 		request(s, bt, f, &m);
