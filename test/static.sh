@@ -167,6 +167,7 @@ compile_app tools/mcp-bench.c "$MCP_BUILD/mcp-bench"
 compile_app bench/floor-stdio.c "$MCP_BUILD/floor-stdio"
 compile_app bench/progress-server.c "$MCP_BUILD/progress-server"
 compile_app examples/conformance-server.c "$MCP_BUILD/conformance-server"
+compile_app test/sdrun.c "$MCP_BUILD/sdrun"
 for f in test/t_*.c; do
 	compile_app "$f" "$MCP_BUILD/$(basename "$f" .c)"
 done
@@ -184,5 +185,29 @@ done < "$tmp/declared"
 comm -13 "$tmp/declared" "$tmp/named" > "$tmp/stale"
 [ ! -s "$tmp/stale" ]
 ok $? "every name in a man3 NAME section is a function of mcp.h" "$tmp/stale"
+
+# ---- (g) the systemd units in docs/ -------------------------------------
+
+unit=docs/mcp-demo.service
+for d in Type=notify DynamicUser=yes NoNewPrivileges=yes ProtectSystem=strict \
+    PrivateTmp=yes 'RestrictAddressFamilies=AF_INET AF_INET6 AF_UNIX' \
+    'MemoryMax=' 'ExecReload=/bin/kill -HUP $MAINPID' 'Requires=mcp-demo.socket'; do
+	grep -q "^$d" "$unit"
+	ok $? "$unit sets $d"
+done
+grep -q '^ListenStream=127\.0\.0\.1:' docs/mcp-demo.socket &&
+    grep -q '^FileDescriptorName=http$' docs/mcp-demo.socket
+ok $? "docs/mcp-demo.socket listens on loopback, naming its socket http"
+# Every flag ExecStart gives is one the server takes (its --help lists it).
+sed -n '/^ExecStart=/,/[^\\]$/p' "$unit" | grep -o -- '--[a-z-]*' | sort -u > "$tmp/flags"
+"$MCP_DEMO" --help > "$tmp/help" 2>&1
+: > "$tmp/unknown"
+while read -r fl; do
+	grep -q -- "$fl " "$tmp/help" || echo "$fl" >> "$tmp/unknown"
+done < "$tmp/flags"
+[ -s "$tmp/flags" ] && [ ! -s "$tmp/unknown" ]
+ok $? "ExecStart's flags ($(wc -l < "$tmp/flags")) are all in mcp-demo --help" "$tmp/unknown"
+grep -q -- '--http systemd' "$unit"
+ok $? "ExecStart takes the socket from systemd (--http systemd)"
 
 tap_end
