@@ -452,6 +452,7 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 {
 	struct buf	 text = { 0 };
 	char		 msgbuf[120];
+	size_t		 n;
 
 	if (c != NULL && f->praw != NULL) {
 		c->ptext = malloc(f->prawlen);
@@ -477,8 +478,12 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	c->id = f->id;
 	f->id = NULL;
 	c->srv = s->srv;
-	if (mcp__lctx.rid != NULL)
-		snprintf(c->rid, sizeof(c->rid), "%s", mcp__lctx.rid);
+	if (mcp__lctx.rid != NULL) {
+		/* Per call: a bounded copy, not snprintf. */
+		n = strnlen(mcp__lctx.rid, sizeof(c->rid) - 1);
+		memcpy(c->rid, mcp__lctx.rid, n);
+		c->rid[n] = '\0';
+	}
 	c->version = s->version;
 	c->log_level = s->log_level;
 	c->pool = &s->srv->pool;
