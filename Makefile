@@ -233,6 +233,7 @@ bench: all
 	@bench/run-progress.sh
 	@bench/run-sse.sh
 	@bench/run-streamable.sh
+	@bench/run-metrics.sh
 	@bench/idle-sse.sh
 	@bench/idle-streamable.sh
 

@@ -19,8 +19,9 @@
 # under 3%). Instructions per call, which do not depend on the machine's
 # load, are in docs/PERFORMANCE.md (callgrind, metrics on and off).
 #
-# Environment: ROUNDS (5), DUR (3), WARM (20000 stdio, 5000 HTTP), WARM1
-# (3000, 2000), CLIENT_CPU (0), SERVER_CPU (1), PIN64 (0), NODE (node).
+# Environment: ROUNDS (5), DUR (3), WARM_STDIO (20000), WARM_HTTP (5000),
+# WARM1_STDIO (3000), WARM1_HTTP (2000), CLIENT_CPU (0), SERVER_CPU (1),
+# PIN64 (0), NODE (node), TRANSPORTS ("stdio http").
 #
 set -u
 
@@ -38,8 +39,11 @@ NODE=${NODE:-node}
 build_one build/mcp-bench tools/mcp-bench.c "-pthread -lm"
 make_demo
 
+TRANSPORTS=${TRANSPORTS:-"stdio http"}
+
 # ---- stdio -------------------------------------------------------------------
 
+if [[ " $TRANSPORTS " == *" stdio "* ]]; then
 WARM=${WARM_STDIO:-20000}
 WARM1=${WARM1_STDIO:-3000}
 SERVERS="demo demo-metrics ts"
@@ -68,9 +72,11 @@ median_table 0 \
     "demo-metrics/demo cpu/req c=64|demo-metrics|demo|64|server_cpu_us" \
     "demo-metrics/demo p50     c=1 |demo-metrics|demo|1|p50_us" \
     "demo-metrics/ts   req/s   c=64|demo-metrics|ts|64|rps"
+fi
 
 # ---- Streamable HTTP ---------------------------------------------------------
 
+if [[ " $TRANSPORTS " == *" http "* ]]; then
 WARM=${WARM_HTTP:-5000}
 WARM1=${WARM1_HTTP:-2000}
 SERVERS="demo demo-metrics ts"
@@ -100,4 +106,5 @@ median_table 1 \
     "demo-metrics/demo cpu/req c=64|demo-metrics|demo|64|server_cpu_us" \
     "demo-metrics/demo p50     c=1 |demo-metrics|demo|1|p50_us" \
     "demo-metrics/ts   req/s   c=64|demo-metrics|ts|64|rps"
+fi
 bench_end

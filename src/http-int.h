@@ -79,6 +79,9 @@ void	 mcp__http_serving(struct MHD_Connection *conn) MCP_HIDDEN;
 void	 mcp__http_watch(struct http *h, struct peer_watch *w,
 	    struct MHD_Connection *conn) MCP_HIDDEN;
 void	 mcp__http_unwatch(struct peer_watch *w) MCP_HIDDEN;
+struct MHD_Response *mcp__http_stream(struct MHD_Connection *conn,
+	    MHD_ContentReaderCallback reader, void *cls,
+	    MHD_ContentReaderFreeCallback free_fn) MCP_HIDDEN;
 struct MHD_Response *mcp__http_event_stream(struct MHD_Connection *conn,
 	    MHD_ContentReaderCallback reader, void *cls,
 	    MHD_ContentReaderFreeCallback free_fn) MCP_HIDDEN;

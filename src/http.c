@@ -41,6 +41,7 @@ enum conn_state {
 /* Connections from one client address, for --max-per-ip. */
 struct peer {
 	struct peer	*next;
+	uint32_t	 bucket;
 	socklen_t	 len;
 	unsigned char	 addr[16];
 	int		 n;
@@ -348,6 +349,7 @@ peer_get(struct http *h, const struct sockaddr *sa, int make)
 	if (!make || (p = calloc(1, sizeof(*p))) == NULL)
 		return NULL;
 	p->len = len;
+	p->bucket = hash % PEER_BUCKETS;
 	memcpy(p->addr, key, len);
 	p->next = h->peers[hash % PEER_BUCKETS];
 	h->peers[hash % PEER_BUCKETS] = p;
@@ -358,15 +360,13 @@ static void
 peer_drop(struct http *h, struct peer *p)
 {
 	struct peer	**pp;
-	size_t		 i;
 
-	for (i = 0; i < PEER_BUCKETS; i++)
-		for (pp = &h->peers[i]; *pp != NULL; pp = &(*pp)->next)
-			if (*pp == p) {
-				*pp = p->next;
-				free(p);
-				return;
-			}
+	for (pp = &h->peers[p->bucket]; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == p) {
+			*pp = p->next;
+			free(p);
+			return;
+		}
 }
 
 /*
@@ -648,8 +648,9 @@ counted_free(void *cls)
 	free(c);
 }
 
+/* A body of unknown size read by READER, its bytes counted. */
 struct MHD_Response *
-mcp__http_event_stream(struct MHD_Connection *conn,
+mcp__http_stream(struct MHD_Connection *conn,
     MHD_ContentReaderCallback reader, void *cls,
     MHD_ContentReaderFreeCallback free_fn)
 {
@@ -664,10 +665,21 @@ mcp__http_event_stream(struct MHD_Connection *conn,
 	c->ci = conn_info(conn);
 	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 4096,
 	    counted_read, c, counted_free);
-	if (resp == NULL) {
+	if (resp == NULL)
 		free(c);
+	return resp;
+}
+
+struct MHD_Response *
+mcp__http_event_stream(struct MHD_Connection *conn,
+    MHD_ContentReaderCallback reader, void *cls,
+    MHD_ContentReaderFreeCallback free_fn)
+{
+	struct MHD_Response	*resp;
+
+	resp = mcp__http_stream(conn, reader, cls, free_fn);
+	if (resp == NULL)
 		return NULL;
-	}
 	MHD_add_response_header(resp, "Content-Type", "text/event-stream");
 	MHD_add_response_header(resp, "Cache-Control",
 	    "no-cache, no-transform");
@@ -818,6 +830,7 @@ mcp__http_queue(struct MHD_Connection *conn, unsigned int status,
 {
 	struct conn_info	*ci = conn_info(conn);
 	struct metrics		*m;
+	enum MHD_Result		 rc;
 
 	if (ci == NULL)
 		return MHD_queue_response(conn, status, resp);
@@ -825,6 +838,9 @@ mcp__http_queue(struct MHD_Connection *conn, unsigned int status,
 		MHD_add_response_header(resp, "X-Request-Id", ci->rid);
 	if (ci->route == HTTP_R_MCP && ci->sid[0] == '\0')
 		set_sid(ci, MHD_get_response_header(resp, "Mcp-Session-Id"));
+	rc = MHD_queue_response(conn, status, resp);
+	if (rc != MHD_YES)
+		return rc;
 	ci->status = (int)status;
 	ci->out += (long long)len;
 	m = &ci->h->srv->metrics;
@@ -834,7 +850,7 @@ mcp__http_queue(struct MHD_Connection *conn, unsigned int status,
 		if (status == 413)
 			m->refused[ML_TOO_LARGE]++;
 	}
-	return MHD_queue_response(conn, status, resp);
+	return rc;
 }
 
 int

@@ -103,7 +103,8 @@ mcp__log_open(const char *path)
 		mcp__log_fd = fd;
 		return MCP_OK;
 	}
-	dup2(fd, mcp__log_fd);
+	dup2(fd, mcp__log_fd);		/* dup2 clears FD_CLOEXEC */
+	fcntl(mcp__log_fd, F_SETFD, FD_CLOEXEC);
 	close(fd);
 	return MCP_OK;
 }
@@ -122,19 +123,24 @@ mcp__log_reopen(void)
 
 /* ---- one line ----------------------------------------------------------- */
 
+#define LINE_MAX_BYTES	4096
+
 struct line {
-	char	 b[4096];
+	char	 b[LINE_MAX_BYTES];
 	size_t	 n;
-	size_t	 max;	/* room kept for the ending */
+	size_t	 max;	/* bytes it may hold; the ending is kept apart */
 };
 
-static void
+/* Appends N bytes only if all of them fit: no escape or UTF-8 sequence
+ * is ever cut in two. 0 when they did not fit. */
+static int
 addn(struct line *l, const char *s, size_t n)
 {
 	if (n > l->max - l->n)
-		n = l->max - l->n;
+		return 0;
 	memcpy(l->b + l->n, s, n);
 	l->n += n;
+	return 1;
 }
 
 static void
@@ -150,45 +156,75 @@ addf(struct line *l, const char *fmt, ...)
 static void
 addf(struct line *l, const char *fmt, ...)
 {
+	char	 tmp[256];
 	va_list	 ap;
 	int	 r;
 
 	va_start(ap, fmt);
-	r = vsnprintf(l->b + l->n, l->max - l->n + 1, fmt, ap);
+	r = vsnprintf(tmp, sizeof(tmp), fmt, ap);
 	va_end(ap);
-	if (r > 0)
-		l->n += (size_t)r < l->max - l->n ? (size_t)r : l->max - l->n;
+	if (r > 0 && (size_t)r < sizeof(tmp))
+		addn(l, tmp, (size_t)r);
+}
+
+/* The length of the UTF-8 sequence at S (N bytes left), or 0 if none. */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+	size_t	 len, i;
+
+	len = s[0] < 0x80 ? 1 : (s[0] & 0xe0) == 0xc0 ? 2 :
+	    (s[0] & 0xf0) == 0xe0 ? 3 : (s[0] & 0xf8) == 0xf0 ? 4 : 0;
+	if (len == 0 || len > n || !mcp__utf8_valid((const char *)s, len))
+		return 0;
+	for (i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
 }
 
 /*
- * S as the inside of a JSON string, or, in text, as printable bytes:
- * a client chooses tool names, ids and session headers, and none of
- * its bytes is written raw. Invalid UTF-8 becomes '?' in JSON.
+ * S as the inside of a JSON string, or, in text, as printable text: a
+ * client chooses tool names, ids, methods and session headers, and none
+ * of its bytes is written raw. Control characters (C0, DEL and C1) and
+ * invalid UTF-8 become \u escapes in JSON and '?' in text; in text, TAG
+ * also turns '[', ']' and space to '?', so that a value cannot end its
+ * tag. Stops, whole, where the line is full.
  */
 static void
-addesc(struct line *l, const char *s, size_t n)
+addesc(struct line *l, const char *s, size_t n, int tag)
 {
-	char	 e[8];
-	size_t	 i;
-	int	 utf8 = !mcp__log_json || mcp__utf8_valid(s, n);
+	const unsigned char	*u = (const unsigned char *)s;
+	char			 e[8];
+	size_t			 i, k;
+	int			 fit;
 
-	for (i = 0; i < n && l->n < l->max; i++) {
-		unsigned char	 c = (unsigned char)s[i];
-
-		if (!mcp__log_json) {
-			l->b[l->n++] = isprint(c) || (c & 0x80) ? (char)c :
-			    '?';
-		} else if (c == '"' || c == '\\') {
+	for (i = 0; i < n; i += k) {
+		k = utf8_len(u + i, n - i);
+		if (k == 0 || (k == 2 && u[i] == 0xc2 && u[i + 1] < 0xa0)) {
+			/* Not UTF-8, or a C1 control: one byte, escaped. */
+			if (k == 0)
+				k = 1;
+			if (mcp__log_json)
+				snprintf(e, sizeof(e), "\\u%04x", k == 1 ?
+				    0xfffd : u[i + 1]);
+			fit = mcp__log_json ? addn(l, e, 6) : addn(l, "?", 1);
+		} else if (k > 1) {
+			fit = addn(l, s + i, k);
+		} else if (mcp__log_json && (u[i] == '"' || u[i] == '\\')) {
 			e[0] = '\\';
-			e[1] = (char)c;
-			addn(l, e, 2);
-		} else if (c < 0x20 || c == 0x7f) {
-			snprintf(e, sizeof(e), "\\u%04x", c);
-			addn(l, e, 6);
-		} else if (c >= 0x80 && !utf8) {
-			l->b[l->n++] = '?';
+			e[1] = s[i];
+			fit = addn(l, e, 2);
+		} else if (u[i] < 0x20 || u[i] == 0x7f) {
+			snprintf(e, sizeof(e), "\\u%04x", u[i]);
+			fit = mcp__log_json ? addn(l, e, 6) : addn(l, "?", 1);
+		} else if (!mcp__log_json && tag && (u[i] == '[' ||
+		    u[i] == ']' || u[i] == ' ')) {
+			fit = addn(l, "?", 1);
 		} else
-			l->b[l->n++] = (char)c;
+			fit = addn(l, s + i, 1);
+		if (!fit)
+			return;
 	}
 }
 
@@ -196,56 +232,80 @@ addesc(struct line *l, const char *s, size_t n)
 static void
 member(struct line *l, const char *key, const char *v, size_t n)
 {
+	size_t	 at = l->n;
+
 	if (mcp__log_json) {
 		addf(l, ",\"%s\":\"", key);
-		addesc(l, v, n);
-		adds(l, "\"");
+		addesc(l, v, n, 1);
+		if (!addn(l, "\"", 1))
+			l->n = at;	/* no room: the member goes whole */
 	} else {
 		addf(l, "[%s ", key);
-		addesc(l, v, n);
-		adds(l, "] ");
+		addesc(l, v, n, 1);
+		if (!addn(l, "] ", 2))
+			l->n = at;
 	}
+}
+
+/* One figure: ,"key":value in JSON, " key=value" in text. */
+static void
+figure(struct line *l, const char *key, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+figure(struct line *l, const char *key, const char *fmt, ...)
+{
+	char	 v[128];
+	va_list	 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(v, sizeof(v), fmt, ap);
+	va_end(ap);
+	if (mcp__log_json)
+		addf(l, ",\"%s\":%s", key, v);
+	else
+		addf(l, " %s=%s", key, v);
 }
 
 static void
 fields(struct line *l, const struct log_fields *f)
 {
-	const char	*sep = mcp__log_json ? "," : " ";
+	struct line	 m;
 	const char	*q = mcp__log_json ? "\"" : "";
 
 	if (f == NULL)
 		return;
 	if (f->outcome != NULL)
-		addf(l, "%s%soutcome%s%s%s%s%s", sep, q, q, mcp__log_json ?
-		    ":" : "=", q, f->outcome, q);
+		figure(l, "outcome", "%s%s%s", q, f->outcome, q);
 	if (f->duration_ms >= 0)
-		addf(l, "%s%sduration_ms%s%s%.3f", sep, q, q, mcp__log_json ?
-		    ":" : "=", f->duration_ms);
+		figure(l, "duration_ms", "%.3f", f->duration_ms);
 	if (f->method != NULL) {
-		addf(l, "%s%smethod%s%s%s", sep, q, q, mcp__log_json ? ":" :
-		    "=", q);
-		addesc(l, f->method, strlen(f->method));
-		adds(l, q);
+		m.n = 0;
+		m.max = 64;
+		addesc(&m, f->method, strlen(f->method), 1);
+		figure(l, "method", "%s%.*s%s", q, (int)m.n, m.b, q);
 	}
 	if (f->route != NULL)
-		addf(l, "%s%sroute%s%s%s%s%s", sep, q, q, mcp__log_json ?
-		    ":" : "=", q, f->route, q);
+		figure(l, "route", "%s%s%s", q, f->route, q);
 	if (f->status > 0)
-		addf(l, "%s%sstatus%s%s%d", sep, q, q, mcp__log_json ? ":" :
-		    "=", f->status);
+		figure(l, "status", "%d", f->status);
 	if (f->bytes_in >= 0)
-		addf(l, "%s%sbytes_in%s%s%lld", sep, q, q, mcp__log_json ?
-		    ":" : "=", f->bytes_in);
+		figure(l, "bytes_in", "%lld", f->bytes_in);
 	if (f->bytes_out >= 0)
-		addf(l, "%s%sbytes_out%s%s%lld", sep, q, q, mcp__log_json ?
-		    ":" : "=", f->bytes_out);
+		figure(l, "bytes_out", "%lld", f->bytes_out);
 }
 
+/*
+ * The line is made in three parts: the head (time, level, pid), the
+ * tags and figures, and the message last, which alone is cut when the
+ * line would pass LINE_MAX_BYTES; what ends the line is kept room for.
+ * So a line is always whole: one JSON object, or one line of text.
+ */
 void
 mcp__log_fieldsv(int level, const struct log_fields *f, const char *fmt,
     va_list ap)
 {
-	struct line	 l;
+	struct line	 l, tags, figs;
 	char		 msg[1024];
 	struct buf	 id = { 0 };
 	struct timespec	 ts;
@@ -263,47 +323,59 @@ mcp__log_fieldsv(int level, const struct log_fields *f, const char *fmt,
 	if (level > MCP_LOG_DEBUG)
 		level = MCP_LOG_DEBUG;
 	saved = errno;
-	l.n = 0;
-	l.max = sizeof(l.b) - 3;	/* "}\n" or "\n", and a NUL */
 	r = vsnprintf(msg, sizeof(msg), fmt, ap);
 	if (r < 0)
 		r = 0;
 	if ((size_t)r >= sizeof(msg))
 		r = sizeof(msg) - 1;
+	/* The tags of the request this thread serves, and the figures. */
+	tags.n = figs.n = 0;
+	tags.max = figs.max = 1024;
+	if (mcp__lctx.id != NULL &&
+	    mcp__buf_addid(&id, mcp__lctx.id) == MCP_OK) {
+		if (mcp__log_json && id.len <= 64)
+			addf(&tags, ",\"id\":%.*s", (int)id.len, id.data);
+		else
+			member(&tags, "id", id.data, id.len < 64 ? id.len : 64);
+	}
+	mcp__buf_free(&id);
+	if (mcp__lctx.sid != NULL && mcp__lctx.sid[0] != '\0')
+		member(&tags, "session", mcp__lctx.sid, strlen(mcp__lctx.sid));
+	if (mcp__lctx.rid != NULL && mcp__lctx.rid[0] != '\0')
+		member(&tags, "request", mcp__lctx.rid, strlen(mcp__lctx.rid));
+	if (mcp__lctx.tool != NULL)
+		member(&tags, "tool", mcp__lctx.tool, strlen(mcp__lctx.tool));
+	fields(&figs, f);
+	/*
+	 * JSON: head, tags, figures, then "msg"; text: head, tags, the
+	 * message, then the figures. Only the message is ever cut: room
+	 * for what follows it, and for the line's end, is kept.
+	 */
+	l.n = 0;
+	l.max = sizeof(l.b) - 3;	/* "\"}" and "\n" */
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	if (mcp__log_json)
 		adds(&l, "{\"time\":\"");
 	l.n += strftime(l.b + l.n, l.max - l.n, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (mcp__log_json)
-		addf(&l, ".%03ldZ\",\"level\":\"%s\",\"pid\":%ld,\"msg\":\"",
-		    ts.tv_nsec / 1000000, names[level], (long)getpid());
-	else
+	if (mcp__log_json) {
+		addf(&l, ".%03ldZ\",\"level\":\"%s\",\"pid\":%ld", ts.tv_nsec /
+		    1000000, names[level], (long)getpid());
+		addn(&l, tags.b, tags.n);
+		addn(&l, figs.b, figs.n);
+		adds(&l, ",\"msg\":\"");
+		addesc(&l, msg, (size_t)r, 0);
+		l.b[l.n++] = '"';
+		l.b[l.n++] = '}';
+	} else {
 		addf(&l, ".%03ldZ mcp[%ld]: %s: ", ts.tv_nsec / 1000000,
 		    (long)getpid(), names[level]);
-	if (mcp__log_json) {
-		addesc(&l, msg, (size_t)r);
-		adds(&l, "\"");
+		addn(&l, tags.b, tags.n);
+		l.max -= figs.n;
+		addesc(&l, msg, (size_t)r, 0);
+		l.max += figs.n;
+		addn(&l, figs.b, figs.n);
 	}
-	if (mcp__lctx.id != NULL &&
-	    mcp__buf_addid(&id, mcp__lctx.id) == MCP_OK) {
-		if (mcp__log_json && id.len <= 64)
-			addf(&l, ",\"id\":%.*s", (int)id.len, id.data);
-		else
-			member(&l, "id", id.data, id.len < 64 ? id.len : 64);
-	}
-	mcp__buf_free(&id);
-	if (mcp__lctx.sid != NULL && mcp__lctx.sid[0] != '\0')
-		member(&l, "session", mcp__lctx.sid, strlen(mcp__lctx.sid));
-	if (mcp__lctx.rid != NULL && mcp__lctx.rid[0] != '\0')
-		member(&l, "request", mcp__lctx.rid, strlen(mcp__lctx.rid));
-	if (mcp__lctx.tool != NULL)
-		member(&l, "tool", mcp__lctx.tool, strlen(mcp__lctx.tool));
-	if (!mcp__log_json)
-		addesc(&l, msg, (size_t)r);
-	fields(&l, f);
-	if (mcp__log_json)
-		l.b[l.n++] = '}';
 	l.b[l.n++] = '\n';
 	/* A failed log write has nowhere to be reported. */
 	w = write(mcp__log_fd, l.b, l.n);

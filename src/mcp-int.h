@@ -825,8 +825,9 @@ struct tool_stats {
 	double		 sum;
 };
 
+/* On a cache line of its own: only the loop thread writes it. */
 struct metrics {
-	int		 on;		/* --metrics or --metrics-listen */
+	_Alignas(64) int on;		/* --metrics or --metrics-listen */
 	int		 cur;		/* the method of the request being
 					 * answered on the loop (MM_*), or
 					 * MM_PENDING: CUR_NAME's, or -1 */

@@ -113,10 +113,13 @@ mcp__metrics_call(struct mcp_server *srv, struct mcp_call *c, int outcome,
 	mcp__metrics_answer(&srv->metrics, kinds[c->kind], outcome, code);
 	if (c->kind != CALL_TOOL || c->tool == NULL)
 		return;
-	ts = c->tool->stats;
-	if (ts == NULL && (ts = calloc(1, sizeof(*ts))) == NULL)
-		return;
-	c->tool->stats = ts;
+	/* Written once: the tool's other members are read by workers, and
+	 * a store on every call would take their cache line from them. */
+	if ((ts = c->tool->stats) == NULL) {
+		if ((ts = calloc(1, sizeof(*ts))) == NULL)
+			return;
+		c->tool->stats = ts;
+	}
 	ts->out[outcome]++;
 	d = ev_now(srv->loop) - c->queued_at;
 	if (d < 0)
@@ -169,6 +172,8 @@ mcp__metrics_session_open(struct session *s, int transport)
 
 /* ---- the exposition ---------------------------------------------------- */
 
+static int	 render_failed;	/* a put() ran out of memory */
+
 static void
 put(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -178,16 +183,20 @@ put(struct buf *b, const char *fmt, ...)
 	va_list	 ap;
 	int	 n;
 
-	if (mcp__buf_reserve(b, 256) != MCP_OK)
+	if (mcp__buf_reserve(b, 256) != MCP_OK) {
+		render_failed = 1;
 		return;
+	}
 	va_start(ap, fmt);
 	n = vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
 	va_end(ap);
 	if (n < 0)
 		return;
 	if ((size_t)n >= b->cap - b->len) {
-		if (mcp__buf_reserve(b, (size_t)n + 1) != MCP_OK)
+		if (mcp__buf_reserve(b, (size_t)n + 1) != MCP_OK) {
+			render_failed = 1;
 			return;
+		}
 		va_start(ap, fmt);
 		vsnprintf(b->data + b->len, b->cap - b->len, fmt, ap);
 		va_end(ap);
@@ -205,15 +214,18 @@ family(struct buf *b, const char *name, const char *type, const char *help)
 static void
 label(struct buf *b, const char *s)
 {
-	for (; *s != '\0'; s++) {
+	int	 rc = MCP_OK;
+
+	for (; *s != '\0' && rc == MCP_OK; s++) {
 		if (*s == '\\' || *s == '"')
-			mcp__buf_addc(b, '\\');
-		if (*s == '\n') {
-			mcp__buf_adds(b, "\\n");
-			continue;
-		}
-		mcp__buf_addc(b, *s);
+			rc = mcp__buf_addc(b, '\\');
+		if (*s == '\n')
+			rc = mcp__buf_adds(b, "\\n");
+		else if (rc == MCP_OK)
+			rc = mcp__buf_addc(b, *s);
 	}
+	if (rc != MCP_OK)
+		render_failed = 1;
 }
 
 static void
@@ -434,11 +446,13 @@ process(struct buf *b, const struct metrics *m)
 int
 mcp__metrics_render(struct mcp_server *srv, struct buf *b)
 {
+	render_failed = 0;
 	requests(b, &srv->metrics);
 	tool_calls(b, srv);
 	sessions(b, srv);
 	pool(b, &srv->pool);
 	http(b, &srv->metrics);
 	process(b, &srv->metrics);
-	return b->data != NULL ? MCP_OK : MCP_ENOMEM;
+	/* A page with lines missing is no page: 500, not 200. */
+	return b->data != NULL && !render_failed ? MCP_OK : MCP_ENOMEM;
 }

@@ -208,12 +208,11 @@ hup_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	(void)revents;
 	mcp__sd_notify("RELOADING=1");
 	mcp__log_reopen();
-	if (srv->hconf.auth_token_file != NULL &&
-	    mcp__reload_token(&srv->hconf) == MCP_OK)
+	if (srv->hconf.auth_token_file == NULL)
+		mcp_log(MCP_LOG_NOTICE, "SIGHUP: reloaded");
+	else if (mcp__reload_token(&srv->hconf) == MCP_OK)
 		mcp_log(MCP_LOG_NOTICE, "SIGHUP: auth token re-read from %s",
 		    srv->hconf.auth_token_file);
-	else
-		mcp_log(MCP_LOG_NOTICE, "SIGHUP: reloaded");
 	mcp__sd_notify("READY=1");
 }
 

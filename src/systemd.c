@@ -46,9 +46,10 @@ read_env(void)
 	n = strtol(fds, &end, 10);
 	if (*end != '\0' || n <= 0)
 		return;
-	nfds = n > SD_MAX_FDS ? SD_MAX_FDS : (int)n;
-	for (i = 0; i < nfds; i++)
+	/* None is for a child, those past SD_MAX_FDS included. */
+	for (i = 0; i < n && i < 1024; i++)
 		fcntl(SD_FIRST_FD + i, F_SETFD, FD_CLOEXEC);
+	nfds = n > SD_MAX_FDS ? SD_MAX_FDS : (int)n;
 	if (names != NULL && (copy = strdup(names)) != NULL) {
 		for (i = 0, tok = copy; i < nfds && tok != NULL; i++) {
 			if ((p = strchr(tok, ':')) != NULL)

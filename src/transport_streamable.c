@@ -171,6 +171,7 @@ ssess_new(struct http *h, int stateless)
 		return NULL;
 	}
 	ss->sess->max_inflight = h->conf->max_inflight;
+	memcpy(ss->sess->id, ss->id, sizeof(ss->id));	/* for the log */
 	ss->h = h;
 	ss->stateless = stateless;
 	ss->hash = mcp__hash(ss->id);
@@ -192,7 +193,6 @@ ssess_link(struct ssess *ss)
 		ss->hnext = h->sbuckets[ss->hash % SSE_BUCKETS];
 		h->sbuckets[ss->hash % SSE_BUCKETS] = ss;
 		h->nssessions++;
-		memcpy(ss->sess->id, ss->id, sizeof(ss->id));
 		mcp__metrics_session_open(ss->sess, MT_STREAMABLE);
 	}
 	ss->next = h->ssessions;
@@ -775,8 +775,7 @@ start_stream(struct route *r, struct MHD_Connection *conn, uint64_t from,
 	if (r->json) {
 		/* A JSON body held open: blanks (which JSON allows before
 		 * a value) keep a proxy from timing it out. */
-		resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN,
-		    4096, reader, sc, sc_free);
+		resp = mcp__http_stream(conn, reader, sc, sc_free);
 		if (resp != NULL)
 			MHD_add_response_header(resp, "Content-Type",
 			    "application/json");

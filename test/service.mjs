@@ -434,6 +434,10 @@ async function jsonLogs(t) {
 		const ids = [i, s, e, n1].map((x) => x.headers['x-request-id']);
 		t.ok(ids.every((x) => /^[0-9a-f]{32}$/.test(x || '')) && new Set(ids).size === 4,
 		    'logs: each response carries nginx\'s $request_id (32 hex digits), one per request', show(ids));
+		// A line far over the bound, of bytes that each take six to
+		// escape: the URL of a refused request (logged at info).
+		const longUrl = `/${'%01'.repeat(1500)}`;
+		const lx = await new Exchange(srv.port, 'GET', longUrl, { headers: { Host: 'evil.example' } }).done();
 		await sleep(300);
 		const lines = srv.stderr.split('\n').filter((l) => l !== '');
 		const bad = lines.filter((l) => { try { JSON.parse(l); return false; } catch { return true; } });
@@ -442,6 +446,12 @@ async function jsonLogs(t) {
 		const recs = lines.map((l) => { try { return JSON.parse(l); } catch { return {}; } });
 		t.ok(lines.every((l) => Buffer.byteLength(l) < 4096), 'logs: every line is under 4 KiB',
 		    Math.max(...lines.map((l) => Buffer.byteLength(l))));
+		const lrid = lx.headers['x-request-id'];
+		const cut = recs.find((r) => r.request === lrid && /^http: 403 GET \//.test(r.msg || ''));
+		t.ok(lx.status === 403 && cut && cut.msg.length > 500 && cut.msg.length < 4096 &&
+		    /^\/\u0001+$/.test(cut.msg.slice(14, 600)),
+		    'logs: a line cut at the bound is still one JSON object, with its tags, its bytes escaped',
+		    lx.status, show(cut).slice(0, 200));
 		t.ok(recs.every((r) => typeof r.time === 'string' && /^\d{4}-\d\d-\d\dT[\d:.]+Z$/.test(r.time) &&
 		    ['err', 'warn', 'notice', 'info', 'debug'].includes(r.level) && typeof r.msg === 'string' &&
 		    r.pid === srv.pid), 'logs: each has time, level, msg and pid');
