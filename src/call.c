@@ -866,7 +866,7 @@ mcp__call_run(struct mcp_call *c)
 	if (mcp_call_cancelled(c))
 		return;
 	mcp__lctx.id = c->id;
-	mcp__lctx.sid = c->sess->id;
+	mcp__lctx.sid = c->sess != NULL ? c->sess->id : NULL;
 	mcp__lctx.rid = c->rid;
 	mcp__lctx.tool = c->tool->name;
 	/* Built here, so the allocations and frees stay on this thread. */

@@ -1191,7 +1191,7 @@ mcp__feature_run(struct mcp_call *c)
 	if (mcp_call_cancelled(c))
 		return;
 	mcp__lctx.id = c->id;
-	mcp__lctx.sid = c->sess->id;
+	mcp__lctx.sid = c->sess != NULL ? c->sess->id : NULL;
 	mcp__lctx.rid = c->rid;
 	mcp__lctx.tool = NULL;
 	c->role = "user";

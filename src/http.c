@@ -503,7 +503,7 @@ mcp__http_serving(struct MHD_Connection *conn)
  * client left first) is logged as 499, as nginx does.
  */
 static void
-access_line(struct http *h, struct conn_info *ci, struct req *r)
+access_line(struct conn_info *ci, struct req *r)
 {
 	struct log_fields	 lf = { 0 };
 	struct log_ctx		 saved = mcp__lctx;
@@ -520,7 +520,6 @@ access_line(struct http *h, struct conn_info *ci, struct req *r)
 	mcp__log_fields(MCP_LOG_NOTICE | MCP_LOG_FORCE, &lf, "%s %s %d",
 	    ci->method, route_names[ci->route], lf.status);
 	mcp__lctx = saved;
-	(void)h;
 }
 
 static void
@@ -535,7 +534,7 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	if (ci != NULL && ci->begun) {
 		ci->begun = 0;
 		if (h->conf->access_log)
-			access_line(h, ci, r);
+			access_line(ci, r);
 	}
 	/* The next request on this connection starts its own clock, and
 	 * is held to the deadlines again. */

@@ -45,7 +45,7 @@ start() {
 }
 start sse
 psse=$port
-start json --json-response
+start json --json-response --metrics --access-log
 pjson=$port
 start stateless --stateless
 pstateless=$port
@@ -104,6 +104,33 @@ if [ "$rc" -ne 0 ] && [ "$failed" -eq 0 ]; then
 	echo "not ok $n - long.mjs ran to its end (exit $rc)"
 	sed 's/^/# /' "$tmp/err" | tail -20
 fi
+
+# The JSON server also counted its calls and logged its requests: four
+# sleeps (30 s and the long one, direct and through nginx), in the
+# histogram's buckets by their length, and access lines as long, with
+# the bytes of the held-open body (its blank keepalives).
+curl -s "http://127.0.0.1:$pjson/metrics" >"$tmp/metrics"
+metric() {	# metric NAME{LABELS}: its value, or -1
+	awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print -1 }' "$tmp/metrics"
+}
+# bucket MS: the histogram bucket a call of MS milliseconds falls in.
+bucket() {
+	awk -v s="$(( $1 / 1000 ))" 'BEGIN { split("0.001 0.005 0.01 0.05 0.1 0.5 1 5 10 30 60 300", b, " ");
+	    for (i = 1; i <= 12; i++) if (s < b[i]) { print b[i]; exit } print "+Inf" }'
+}
+le_short=$(bucket "${LONG_SHORT_MS:-30000}")
+le_long=$(bucket "${LONG_MS:-180000}")
+calls=$(metric 'mcp_tool_calls_total{tool="sleep",outcome="ok"}')
+inf=$(metric 'mcp_tool_call_duration_seconds_bucket{tool="sleep",le="+Inf"}')
+inshort=$(metric "mcp_tool_call_duration_seconds_bucket{tool=\"sleep\",le=\"$le_short\"}")
+inlong=$(metric "mcp_tool_call_duration_seconds_bucket{tool=\"sleep\",le=\"$le_long\"}")
+[ "$calls" = 4 ] && [ "$inf" = 4 ] && [ "$inshort" = 2 ] && [ "$inlong" = 4 ]
+ok $? "--json-response server: /metrics counts its 4 sleep calls, 2 within le=$le_short, 4 within le=$le_long (calls $calls, le=$le_short $inshort, le=$le_long $inlong, +Inf $inf)" "$tmp/metrics"
+min_ms=$(( ${LONG_MS:-180000} - 1000 ))
+nlong=$(awk -v m="$min_ms" '/POST \/mcp 200 duration_ms=/ { split($0, a, "duration_ms="); split(a[2], d, " ");
+    split($0, o, "bytes_out="); if (d[1] + 0 >= m && o[2] + 0 > 0) n++ } END { print n + 0 }' "$tmp/json.log")
+[ "$nlong" -eq 2 ]
+ok $? "--json-response server: two access lines of the long call, each at least ${min_ms} ms with its body bytes (found $nlong)" "$tmp/json.log"
 if [ "$failed" -gt 0 ]; then
 	grep -h -v '\[info\]' "$tmp/error.log" 2>/dev/null | tail -10 | sed 's/^/# nginx: /'
 	tail -5 "$tmp"/*.log 2>/dev/null | sed 's/^/# /'

@@ -295,6 +295,37 @@ async function metricsLimits(t) {
 	t.ok(e.code === 0, 'limits: exit 0', show(e));
 }
 
+// ---- metrics: clients that leave at once -----------------------------------
+
+async function metricsLeave(t) {
+	const srv = await new Server(DEMO, ['--metrics-listen', '127.0.0.1:0']).start();
+	await srv.until(() => /metrics on http:\/\/127\.0\.0\.1:(\d+)/.test(srv.stderr), 3000);
+	const MP = Number(/metrics on http:\/\/127\.0\.0\.1:(\d+)/.exec(srv.stderr)[1]);
+	const N = 300;
+	const conns = [];
+	for (let i = 0; i < N; i++) {
+		const c = rawConn(srv.port);
+		c.sock.on('connect', () => c.sock.write(`GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`));
+		conns.push(c);
+	}
+	await Promise.all(conns.map((c) => c.until(() => c.data.includes('sessionId='), 10000)));
+	let { m } = await scrape(MP);
+	t.ok(m.value('mcp_sessions', { transport: 'sse' }) === N, `leave: ${N} /sse sessions open`,
+	    m.value('mcp_sessions', { transport: 'sse' }));
+	for (const c of conns)
+		c.sock.destroy();
+	await sleep(1000);
+	({ m } = await scrape(MP));
+	t.ok(m.value('mcp_sessions', { transport: 'sse' }) === 0 &&
+	    m.value('mcp_sessions_opened_total', { transport: 'sse' }) === N &&
+	    m.value('mcp_sessions_ended_total', { transport: 'sse', reason: 'closed' }) === N,
+	    `leave: all ${N} leaving at once are counted as ended by their clients within a second`,
+	    m.value('mcp_sessions', { transport: 'sse' }),
+	    m.value('mcp_sessions_ended_total', { transport: 'sse', reason: 'closed' }));
+	t.ok(m.value('mcp_http_responses_total', { route: '/sse', status: '200' }) === N,
+	    'leave: each stream counted as one 200 on /sse');
+}
+
 // ---- metrics beside stdio, and who may read them --------------------------
 
 async function metricsStdio(t) {
@@ -653,6 +684,7 @@ async function reload(t) {
 async function main() {
 	await runGroups([
 		['metrics exact', metricsExact, 40000], ['metrics limits', metricsLimits, 40000],
+		['metrics leave', metricsLeave],
 		['metrics stdio', metricsStdio], ['json logs', jsonLogs], ['activation', socketActivation, 40000],
 		['reload', reload],
 	], { run: group, times: 'SERVICE_TIMES' });

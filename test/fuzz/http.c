@@ -53,6 +53,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		mcp_server_set_option(srv, "grace-ms", "200");
 		mcp_server_set_option(srv, "stream-after-ms", "20");
 		mcp_server_set_option(srv, "tool-timeout", "100");
+		/* The service's parts too: metrics counted and served, an
+		 * access line per request (to /dev/null), request ids. */
+		mcp_server_set_option(srv, "metrics", "1");
+		mcp_server_set_option(srv, "access-log", "1");
+		mcp_server_set_option(srv, "log-file", "/dev/null");
 		mcp_server_set_max_message(srv, 4096);
 	}
 	if (drv_start(&d, srv, 0) != MCP_OK)
