@@ -533,6 +533,9 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	(void)toe;
 	if (ci != NULL && ci->begun) {
 		ci->begun = 0;
+		/* Its client left before any answer: nginx's 499. */
+		if (ci->status == 0 && h->srv->metrics.on)
+			mcp__metrics_http(&h->srv->metrics, ci->route, 499);
 		if (h->conf->access_log)
 			access_line(ci, r);
 	}
@@ -1329,6 +1332,32 @@ metrics(struct http *h, struct MHD_Connection *conn, const char *method)
 	return rc;
 }
 
+/*
+ * The route a request is counted and logged under, known from its URL
+ * before any check, so that a 401 or 403 is counted where it was asked.
+ */
+static int
+route_of(struct http *h, const char *url, const char *path)
+{
+	if (strcmp(url, "/healthz") == 0 || (path != NULL &&
+	    strcmp(path, "/healthz") == 0))
+		return HTTP_R_HEALTHZ;
+	if ((path != NULL && strcmp(path, "/metrics") == 0) ||
+	    (h->metrics_only && strcmp(url, "/metrics") == 0))
+		return HTTP_R_METRICS;
+	if (strncmp(url, WELL_KNOWN, strlen(WELL_KNOWN)) == 0)
+		return HTTP_R_METADATA;
+	if (path == NULL || h->metrics_only)
+		return HTTP_R_OTHER;
+	if (strcmp(path, "/mcp") == 0)
+		return HTTP_R_MCP;
+	if (strcmp(path, "/sse") == 0)
+		return HTTP_R_SSE;
+	if (strcmp(path, "/messages") == 0)
+		return HTTP_R_MESSAGES;
+	return HTTP_R_OTHER;
+}
+
 /* The first call for a request: headers are in. */
 static enum MHD_Result
 begin(struct http *h, struct MHD_Connection *conn, const char *url,
@@ -1347,13 +1376,13 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		ci->state = CONN_READING;
 		ci->since = ev_now(h->srv->loop);
 	}
-	if (ci != NULL)
-		request_begin(ci, conn, method);
 	path = route(h, url);
+	if (ci != NULL) {
+		request_begin(ci, conn, method);
+		ci->route = route_of(h, url, path);
+	}
 	if (strcmp(url, "/healthz") == 0 || (path != NULL &&
 	    strcmp(path, "/healthz") == 0)) {
-		if (ci != NULL)
-			ci->route = HTTP_R_HEALTHZ;
 		if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 			return reply_text(conn, 405, "method not allowed\n",
 			    "Allow", "GET, HEAD");
@@ -1370,8 +1399,6 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		    strcmp(path, "/metrics") != 0))
 			return reply_text(conn, 404, "not found\n", NULL,
 			    NULL);
-		if (ci != NULL)
-			ci->route = HTTP_R_METRICS;
 		return metrics(h, conn, method);
 	}
 	why = check_host_origin(h, conn, &origin);
@@ -1386,16 +1413,11 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 			    NULL, NULL);
 		return preflight(conn, origin);
 	}
-	if (h->conf->auth_server != NULL && is_metadata(h, url)) {
-		if (ci != NULL)
-			ci->route = HTTP_R_METADATA;
+	if (h->conf->auth_server != NULL && is_metadata(h, url))
 		return metadata(h, conn, url, method, origin);
-	}
 	if (!check_auth(h, conn, &wrong))
 		return unauthorized(h, conn, wrong, origin);
 	if (path != NULL && strcmp(path, "/sse") == 0) {
-		if (ci != NULL)
-			ci->route = HTTP_R_SSE;
 		if (strcmp(method, "GET") != 0)
 			return reply_text(conn, 405, "method not allowed\n",
 			    "Allow", "GET");
@@ -1404,8 +1426,6 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	kind = ROUTE_MESSAGES;
 	if (path != NULL && strcmp(path, "/mcp") == 0) {
 		kind = ROUTE_MCP;
-		if (ci != NULL)
-			ci->route = HTTP_R_MCP;
 		sid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 		    "Mcp-Session-Id");
 		set_sid(ci, sid);
@@ -1416,15 +1436,11 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		if (strcmp(method, "POST") != 0)
 			return reply_text(conn, 405, "method not allowed\n",
 			    "Allow", "GET, POST, DELETE");
-	} else if (path == NULL || strcmp(path, "/messages") != 0) {
+	} else if (path == NULL || strcmp(path, "/messages") != 0)
 		return reply_text(conn, 404, "not found\n", NULL, NULL);
-	} else {
-		if (ci != NULL)
-			ci->route = HTTP_R_MESSAGES;
-		if (strcmp(method, "POST") != 0)
-			return reply_text(conn, 405, "method not allowed\n",
-			    "Allow", "POST");
-	}
+	else if (strcmp(method, "POST") != 0)
+		return reply_text(conn, 405, "method not allowed\n", "Allow",
+		    "POST");
 	if (!is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 	    "Content-Type")))
 		return mcp__http_reply_rpc(conn, 415, MCP_RPC_INVALID_REQUEST,
@@ -1681,7 +1697,8 @@ http_new(struct mcp_server *srv, const char *addr, int metrics_only)
 	if (strncmp(addr, "systemd", 7) == 0 && (addr[7] == '\0' ||
 	    addr[7] == ':')) {
 		fd = mcp__sd_listen_fd(addr[7] == ':' ? addr + 8 :
-		    metrics_only ? "metrics" : NULL);
+		    metrics_only ? "metrics" : NULL, metrics_only ?
+		    "--metrics-listen" : "--http");
 		if (fd < 0)
 			return NULL;
 		if (getsockname(fd, (struct sockaddr *)&ss, &sslen) != 0 ||

@@ -923,7 +923,7 @@ struct mcp_server {
 /* ---- systemd.c: socket activation and the notify socket ------------- */
 
 /* A socket passed by systemd: named NAME, or the first (NULL); -1. */
-int	 mcp__sd_listen_fd(const char *name) MCP_HIDDEN;
+int	 mcp__sd_listen_fd(const char *name, const char *who) MCP_HIDDEN;
 /* STATE ("READY=1") to $NOTIFY_SOCKET: 1 sent, 0 none, -1 error. */
 int	 mcp__sd_notify(const char *state) MCP_HIDDEN;
 /* The WATCHDOG=1 interval in seconds, or 0 for none. */

@@ -14,8 +14,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mcp-int.h"
@@ -203,10 +205,18 @@ static void
 hup_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	struct mcp_server	*srv = w->data;
+	struct timespec		 ts;
+	char			 state[64];
 
 	(void)loop;
 	(void)revents;
-	mcp__sd_notify("RELOADING=1");
+
+	/* Type=notify-reload wants the time of the reload beside it. */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	snprintf(state, sizeof(state), "RELOADING=1\nMONOTONIC_USEC=%llu",
+	    (unsigned long long)ts.tv_sec * 1000000 +
+	    (unsigned long long)ts.tv_nsec / 1000);
+	mcp__sd_notify(state);
 	mcp__log_reopen();
 	if (srv->hconf.auth_token_file == NULL)
 		mcp_log(MCP_LOG_NOTICE, "SIGHUP: reloaded");

@@ -66,11 +66,11 @@ read_env(void)
 
 /*
  * The passed socket named NAME (FileDescriptorName=), or with NAME NULL
- * the first one not taken that is not named "metrics". -1 (logged) when
- * there is none.
+ * the first one not taken that is not named "metrics". -1 (logged, as
+ * WHO's, the option that asked) when there is none.
  */
 int
-mcp__sd_listen_fd(const char *name)
+mcp__sd_listen_fd(const char *name, const char *who)
 {
 	int	 i;
 
@@ -86,12 +86,12 @@ mcp__sd_listen_fd(const char *name)
 		}
 	}
 	if (nfds == 0)
-		mcp_log(MCP_LOG_ERR, "--http systemd: no socket was passed "
+		mcp_log(MCP_LOG_ERR, "%s systemd: no socket was passed "
 		    "(LISTEN_FDS and LISTEN_PID are not set for this "
-		    "process)");
+		    "process)", who);
 	else
-		mcp_log(MCP_LOG_ERR, "--http systemd: no passed socket is "
-		    "named \"%s\"", name != NULL ? name : "(any)");
+		mcp_log(MCP_LOG_ERR, "%s systemd: no passed socket is "
+		    "named \"%s\"", who, name != NULL ? name : "(any)");
 	return -1;
 }
 

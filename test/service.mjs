@@ -378,6 +378,21 @@ async function metricsStdio(t) {
 		const yes = await fetchText(srv.port, '/metrics', { Authorization: 'Bearer sekrit' });
 		t.ok(no.status === 401 && yes.status === 200, 'auth: /metrics needs the token on the main address',
 		    no.status, yes.status);
+		const after = parse(yes.text);
+		t.ok(after.value('mcp_http_responses_total', { route: '/metrics', status: '401' }) === 1,
+		    'auth: the 401 is counted under the route it asked for, /metrics');
+		// A client that leaves before the answer's headers: 499.
+		const leaver = await new Server(DEMO, ['--metrics', '--stream-after-ms', '1000']).start();
+		const lsid = await open(leaver);
+		const gone = post(leaver.port, call('gone', 'sleep', { ms: 3000 }), { sid: lsid });
+		await sleep(150);
+		gone.close();
+		await sleep(300);
+		const lm = (await scrape(leaver.port)).m;
+		t.ok(lm.value('mcp_http_responses_total', { route: '/mcp', status: '499' }) === 1 &&
+		    lm.value('mcp_requests_total', { method: 'tools/call', outcome: 'cancelled' }) === 1,
+		    'leave: a POST whose client left before its headers is a 499, and its call cancelled',
+		    lm.value('mcp_http_responses_total', { route: '/mcp', status: '499' }));
 		const plain = await new Server(DEMO, []).start();
 		const off = await fetchText(plain.port, '/metrics');
 		t.ok(off.status === 404, 'auth: without --metrics there is no /metrics', off.status);
@@ -612,6 +627,10 @@ async function socketActivation(t) {
 	await sd.exited;
 	t.ok(sd.lines.some((x) => x.l === `exit ${pid2} 0`), 'activation: stopped, it exits 0');
 
+	const mnone = spawnSync(DEMO, ['--metrics-listen', 'systemd'], { encoding: 'utf8', timeout: 5000,
+	    input: '', env: { PATH: process.env.PATH } });
+	t.ok(mnone.status !== 0 && /--metrics-listen systemd: no socket was passed/.test(mnone.stderr),
+	    '--metrics-listen systemd without a passed socket names that option', mnone.status, mnone.stderr);
 	// No socket passed: a clear error, not a crash.
 	const none = spawnSync(DEMO, ['--http', 'systemd'], { encoding: 'utf8', timeout: 5000, env: { PATH: process.env.PATH } });
 	t.ok(none.status !== 0 && none.status !== null && /no socket was passed/.test(none.stderr),
