@@ -242,6 +242,14 @@ install: config.mk
 		$(B)/mcp-demo $(B)/mcp-bench
 	@$(MAKE) --no-print-directory install-files
 
+# A program built with pkg-config against a prefix the dynamic linker
+# does not search must still start when an agent launches it, with no
+# LD_LIBRARY_PATH: mcp.pc then gives it an rpath (a DT_RUNPATH) to the
+# install. /usr and /usr/local are searched (ldconfig runs after a real
+# install there, as root), and get none.
+PC_RPATH = $(if $(filter /usr /usr/ /usr/local /usr/local/,$(PREFIX)),,-Wl$(COMMA)-rpath$(COMMA)$${libdir})
+COMMA = ,
+
 install-files:
 	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
 		$(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
@@ -252,8 +260,12 @@ install-files:
 	ln -sf libmcp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmcp.so.$(SOVERSION)
 	ln -sf libmcp.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libmcp.so
 	install -m 644 include/mcp.h $(DESTDIR)$(PREFIX)/include/
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' mcp.pc.in \
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@VERSION@|$(VERSION)|' \
+		-e 's|@RPATH@|$(PC_RPATH)|' -e 's/  */ /g' mcp.pc.in \
 		> $(DESTDIR)$(PREFIX)/lib/pkgconfig/mcp.pc
+	@if [ -z "$(DESTDIR)" ] && [ -z "$(PC_RPATH)" ] && \
+	    [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null 2>&1; then \
+		echo "  LDCONFIG"; ldconfig; fi
 	install -m 755 $(B)/mcp-demo $(B)/mcp-bench $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/

@@ -52,6 +52,8 @@ pc=$root/lib/pkgconfig/mcp.pc
 [ -f "$pc" ] && grep -qx 'prefix=/usr' "$pc" &&
     grep -qx "Version: $version" "$pc"
 ok $? "lib/pkgconfig/mcp.pc with prefix=/usr and Version $version" "$pc"
+grep -qx 'Libs: -L${libdir} -lmcp' "$pc"
+ok $? "mcp.pc for /usr gives no rpath (the dynamic linker searches /usr/lib)" "$pc"
 ! grep -q '@[A-Z]*@' "$pc"
 ok $? "mcp.pc has no unsubstituted @VARIABLE@" "$pc"
 [ -x "$root/bin/mcp-demo" ] && [ -x "$root/bin/mcp-bench" ]
@@ -167,9 +169,12 @@ ok $? "a server builds with pkg-config --cflags --libs mcp" "$tmp/cc.log"
 readelf -d "$tmp/greet" > "$tmp/dyn" 2>&1
 grep -q 'NEEDED.*\[libmcp\.so\.0\]' "$tmp/dyn"
 ok $? "it needs libmcp.so.0" "$tmp/dyn"
-LD_LIBRARY_PATH=$prefix/lib ldd "$tmp/greet" > "$tmp/ldd" 2>&1
+grep -q "RUNPATH.*\[$prefix/lib\]" "$tmp/dyn"
+ok $? "its RUNPATH is the install's lib (from mcp.pc's Libs)" "$tmp/dyn"
+# As an agent launches it: no LD_LIBRARY_PATH, a bare environment.
+env -i PATH=/usr/bin:/bin ldd "$tmp/greet" > "$tmp/ldd" 2>&1
 grep -q "libmcp\.so\.0 => $prefix/lib/libmcp\.so\.0 " "$tmp/ldd"
-ok $? "ldd resolves libmcp.so.0 to the installed copy" "$tmp/ldd"
+ok $? "without LD_LIBRARY_PATH, libmcp.so.0 resolves to the installed copy" "$tmp/ldd"
 
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":'
 init=$init'{"protocolVersion":"2025-06-18","capabilities":{},'
@@ -180,9 +185,10 @@ bad='{"jsonrpc":"2.0","id":3,"method":"tools/call","params":'
 bad=$bad'{"name":"greet","arguments":{"name":7}}}'
 note='{"jsonrpc":"2.0","method":"notifications/initialized"}'
 printf '%s\n' "$init" "$note" "$call" "$bad" |
-    LD_LIBRARY_PATH=$prefix/lib timeout 20 "$tmp/greet" > "$tmp/out" \
-    2> "$tmp/err"
-ok $? "the server answers on stdin and exits 0 at EOF" "$tmp/err"
+    env -i PATH=/usr/bin:/bin ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
+    ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} timeout 20 "$tmp/greet" \
+    > "$tmp/out" 2> "$tmp/err"
+ok $? "the server answers on stdin, launched with a bare environment, and exits 0 at EOF" "$tmp/err"
 [ "$(wc -l < "$tmp/out")" -eq 3 ]
 ok $? "three answers, one per request" "$tmp/out"
 # answer ID JQ-TEST: the one response with ID passes the jq test (without
@@ -206,7 +212,9 @@ ok $? "tools/call: \"hello, world\", with the tool's user data" "$tmp/out"
 answer 3 '.result.isError == true and
     (.result.content[0].text | test("name"))'
 ok $? "tools/call with a bad argument: an isError result" "$tmp/out"
-LD_LIBRARY_PATH=$prefix/lib "$tmp/greet" --version > "$tmp/ver" 2>&1
+env -i PATH=/usr/bin:/bin ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
+    ${UBSAN_OPTIONS:+UBSAN_OPTIONS=$UBSAN_OPTIONS} "$tmp/greet" --version \
+    > "$tmp/ver" 2>&1
 grep -q "greeter 1.2.3 (libmcp $version)" "$tmp/ver"
 ok $? "greet --version" "$tmp/ver"
 
