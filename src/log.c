@@ -36,12 +36,6 @@ static const char *const names[] = { "err", "warn", "notice", "info",
     "debug" };
 
 void
-mcp__log_set_request(const json_t *id)
-{
-	mcp__lctx.id = id;
-}
-
-void
 mcp_log_set_level(int level)
 {
 	if (level < MCP_LOG_ERR)

@@ -90,9 +90,6 @@ extern atomic_int mcp__log_level MCP_HIDDEN;
 	    memory_order_relaxed))					\
 		mcp_log((lvl), __VA_ARGS__);				\
 } while (0)
-/* Sets the request id shown by mcp_log on this thread (NULL clears). */
-void	 mcp__log_set_request(const json_t *id) MCP_HIDDEN;
-
 /* What the request this thread serves puts on each of its log lines. */
 struct log_ctx {
 	const json_t	*id;	/* the JSON-RPC id */
