@@ -33,6 +33,7 @@ need_cmd pkg-config pkg-config
 need_pkg libjansson-dev
 need_pkg libev-dev
 need_pkg libmicrohttpd-dev
+need_pkg libcurl4-openssl-dev
 if [ "$what" = test ]; then
 	need_cmd node nodejs
 	need_cmd npm npm
