@@ -48,8 +48,8 @@ say = @printf '  %-6s %s\n'
 endif
 STD = -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes
-DEPS_CFLAGS = $(JANSSON_CFLAGS) $(EV_CFLAGS) $(MHD_CFLAGS)
-DEPS_LIBS = $(JANSSON_LIBS) $(MHD_LIBS) $(EV_LIBS) -pthread -lm
+DEPS_CFLAGS = $(JANSSON_CFLAGS) $(EV_CFLAGS) $(MHD_CFLAGS) $(CURL_CFLAGS)
+DEPS_LIBS = $(JANSSON_LIBS) $(MHD_LIBS) $(EV_LIBS) $(CURL_LIBS) -pthread -lm
 LIB_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -Isrc -DMCP_BUILDING \
 	-fvisibility=hidden -pthread $(DEPS_CFLAGS)
 APP_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -pthread $(DEPS_CFLAGS)
@@ -59,13 +59,15 @@ TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -Isrc -Itest -pthread \
 SRCS = src/buf.c src/base64.c src/log.c src/version.c src/jsonrpc.c \
 	src/json.c src/schema.c src/table.c src/registry.c src/features.c src/pool.c src/call.c src/session.c \
 	src/protocol.c src/clientreq.c src/transport_stdio.c src/http.c src/transport_sse.c src/transport_streamable.c src/options.c \
-	src/metrics.c src/systemd.c src/server.c src/cli.c
+	src/metrics.c src/systemd.c src/server.c src/cli.c \
+	src/rpc/frame.c \
+	src/client/client.c src/client/stdio.c src/client/http.c
 OBJS = $(SRCS:src/%.c=$(B)/obj/%.o)
 PICS = $(SRCS:src/%.c=$(B)/pic/%.o)
 
-TOOLS = $(B)/mcp-demo $(B)/mcp-bench $(B)/floor-stdio $(B)/floor-http \
+TOOLS = $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-bench $(B)/floor-stdio $(B)/floor-http \
 	$(B)/progress-server $(B)/conformance-server
-UNIT_TESTS = $(B)/t_schema $(B)/t_jsonrpc $(B)/t_registry $(B)/t_pool \
+UNIT_TESTS = $(B)/t_schema $(B)/t_jsonrpc $(B)/t_registry $(B)/t_pool $(B)/t_client \
 	$(B)/t_template $(B)/t_faults
 
 # The libFuzzer harnesses (test/fuzz/NAME.c), built with clang.
@@ -90,12 +92,15 @@ configure: configure.ac include/mcp.h
 
 build: $(B)/libmcp.a $(B)/libmcp.so $(TOOLS) $(UNIT_TESTS) $(B)/feat-server $(B)/sdrun
 
-$(B)/obj/%.o: src/%.c src/mcp-int.h src/http-int.h src/schema.h include/mcp.h
+HDRS = src/mcp-int.h src/http-int.h src/schema.h include/mcp.h \
+	src/rpc/frame.h src/client/client-int.h
+
+$(B)/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(say) CC $<
 	$(Q)$(CC) $(LIB_CFLAGS) -c -o $@ $<
 
-$(B)/pic/%.o: src/%.c src/mcp-int.h src/http-int.h src/schema.h include/mcp.h
+$(B)/pic/%.o: src/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(Q)$(CC) $(LIB_CFLAGS) -fPIC -c -o $@ $<
 
@@ -114,6 +119,10 @@ $(B)/libmcp.so: $(B)/libmcp.so.$(VERSION)
 	$(Q)ln -sf libmcp.so.$(VERSION) $@
 
 $(B)/mcp-demo: tools/mcp-demo.c $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+$(B)/mcp-call: tools/mcp-call.c $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 

@@ -22,6 +22,8 @@
 
 #include <jansson.h>
 
+struct ev_loop;
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -64,6 +66,9 @@ MCP_EXTERN const char	*mcp_version(void);
 #define MCP_ETIMEDOUT	(-8)	/* no answer in time */
 #define MCP_ECLIENT	(-9)	/* the client answered with an error */
 #define MCP_ECANCELED	(-10)	/* the call was cancelled meanwhile */
+#define MCP_ESERVER	(-11)	/* client: the server answered an error */
+#define MCP_EPROTO	(-12)	/* the peer broke the protocol */
+#define MCP_EIO		(-13)	/* client: connection failed or lost */
 
 /* A static string describing CODE. Any thread. */
 MCP_EXTERN const char	*mcp_strerror(int code);
@@ -432,6 +437,156 @@ MCP_EXTERN int		 mcp_result_completion(mcp_call *call,
 			    const char *value);
 MCP_EXTERN int		 mcp_result_completion_total(mcp_call *call,
 			    long long total, int has_more);
+
+/* ---- Client ----------------------------------------------------------- */
+
+/*
+ * The other side of the wire: mcp_client(3). A client speaks to one
+ * server, over stdio (a child process) or a URL (Streamable HTTP, with
+ * the fallback to legacy HTTP+SSE, or SSE forced). Two ways to use it:
+ *  - synchronous: the client runs its own loop on a thread of its own;
+ *    the blocking functions may be called from many threads at once;
+ *  - asynchronous: mcp_client_set_loop gives it the caller's libev loop,
+ *    and the _async functions report through callbacks on that loop.
+ * Handlers and callbacks always run on the client's loop thread. On
+ * failure, every function that yields a result sets *RESULT to an error
+ * object {code, message[, data]}: the server's own for MCP_ESERVER, else
+ * code is the MCP_E* value. Strings are copied; a function with "_new"
+ * in its name steals its json_t; results are new references.
+ */
+typedef struct mcp_client mcp_client;
+/* A request from the server that a handler answers, from any thread,
+ * exactly once, with mcp_client_reply_result or _error. */
+typedef struct mcp_client_reply mcp_client_reply;
+
+/* A request's end, on the loop thread. RC is MCP_OK with the result, or
+ * an error with an error object (above). RESULT is borrowed: take a
+ * reference to keep it. */
+typedef void	(*mcp_client_cb)(mcp_client *c, int rc, json_t *result,
+		    void *udata);
+/* notifications/progress for the request of id ID: PROGRESS, TOTAL
+ * (< 0: none) and MESSAGE (NULL: none). Loop thread. */
+typedef void	(*mcp_client_progress_fn)(mcp_client *c, long long id,
+		    double progress, double total, const char *message,
+		    void *udata);
+/* Any other notification from the server. Loop thread. */
+typedef void	(*mcp_client_notify_fn)(mcp_client *c, const char *method,
+		    json_t *params, void *udata);
+/* A request from the server (sampling, elicitation, roots...). */
+typedef void	(*mcp_client_request_fn)(mcp_client *c,
+		    mcp_client_reply *reply, const char *method,
+		    json_t *params, void *udata);
+/* Every message, as sent (OUT 1) or received (OUT 0): for tracing. */
+typedef void	(*mcp_client_trace_fn)(mcp_client *c, int out,
+		    const char *json, size_t len, void *udata);
+
+/* A new client; NAME and VERSION go into clientInfo. NULL on ENOMEM. */
+MCP_EXTERN mcp_client	*mcp_client_new(const char *name, const char *version);
+/* Closes the connection (DELETE for an HTTP session; for a child: stdin
+ * closed, then SIGTERM, then SIGKILL), fails what is in flight with
+ * MCP_ECANCELED and frees. NULL is a no-op. Not from a handler. */
+MCP_EXTERN void		 mcp_client_free(mcp_client *c);
+/* Options by name, before connecting: "timeout" (seconds, default 30),
+ * "max-timeout" (seconds a request may last, progress or not; 0 none),
+ * "progress-resets-timeout" (default 1), "protocol" (the version asked
+ * for), "transport" (auto, http, sse), "header" ("Name: value",
+ * repeatable), "listen" (the GET stream for server messages, default 1),
+ * "max-message" (bytes, default 4 MiB), "cacert" (a CA file for https),
+ * "insecure" (1: no TLS verification), "connect-timeout" (seconds). */
+MCP_EXTERN int		 mcp_client_set_option(mcp_client *c,
+			    const char *name, const char *value);
+/* Asynchronous use: run on LOOP, whose thread is then the only one that
+ * may call the client's functions, except the blocking ones and
+ * mcp_client_reply_*, which any other thread may call while LOOP runs. */
+MCP_EXTERN int		 mcp_client_set_loop(mcp_client *c,
+			    struct ev_loop *loop);
+/* Handlers, before connecting. A request handler for "roots/list",
+ * "sampling/createMessage" or "elicitation/create" also declares its
+ * capability. ping is answered by the client itself; a request nobody
+ * handles is answered -32601. */
+MCP_EXTERN int		 mcp_client_on_request(mcp_client *c,
+			    const char *method, mcp_client_request_fn fn,
+			    void *udata);
+MCP_EXTERN int		 mcp_client_on_notification(mcp_client *c,
+			    mcp_client_notify_fn fn, void *udata);
+MCP_EXTERN int		 mcp_client_on_progress(mcp_client *c,
+			    mcp_client_progress_fn fn, void *udata);
+MCP_EXTERN int		 mcp_client_on_trace(mcp_client *c,
+			    mcp_client_trace_fn fn, void *udata);
+/* The roots this client offers (an array of {uri, name}; stolen), which
+ * answer roots/list; set again after connecting, it sends
+ * notifications/roots/list_changed. */
+MCP_EXTERN int		 mcp_client_set_roots_new(mcp_client *c,
+			    json_t *roots);
+/* The answer to a server request: a result (stolen) or an error. */
+MCP_EXTERN int		 mcp_client_reply_result(mcp_client_reply *reply,
+			    json_t *result);
+MCP_EXTERN int		 mcp_client_reply_error(mcp_client_reply *reply,
+			    int code, const char *message);
+
+/* Connects and initializes. ARGV[0] is looked up in PATH; ENVP NULL
+ * inherits the environment; CWD NULL stays. URL is http:// or https://.
+ * Blocking (the synchronous use), or, with mcp_client_set_loop, started:
+ * requests made meanwhile wait for the initialization. */
+MCP_EXTERN int		 mcp_client_connect_stdio(mcp_client *c,
+			    char *const argv[], char *const envp[],
+			    const char *cwd) MCP_WUR;
+MCP_EXTERN int		 mcp_client_connect_url(mcp_client *c,
+			    const char *url) MCP_WUR;
+/* After connecting: why it failed (a static or client-owned string). */
+MCP_EXTERN const char	*mcp_client_error(mcp_client *c);
+/* What initialize gave: borrowed, valid until mcp_client_free. */
+MCP_EXTERN const char	*mcp_client_protocol(mcp_client *c);
+MCP_EXTERN json_t	*mcp_client_server_info(mcp_client *c);
+MCP_EXTERN json_t	*mcp_client_server_capabilities(mcp_client *c);
+MCP_EXTERN const char	*mcp_client_instructions(mcp_client *c);
+/* "stdio", "http" (Streamable HTTP) or "sse" (legacy). */
+MCP_EXTERN const char	*mcp_client_transport(mcp_client *c);
+
+/* Any request, blocking: PARAMS stolen (NULL: none), *RESULT a new
+ * reference, also on failure (see above). Any thread but the loop's. */
+MCP_EXTERN int		 mcp_client_request_new(mcp_client *c,
+			    const char *method, json_t *params,
+			    json_t **result);
+/* The same, asynchronous: CB runs once, on the loop thread. *IDP (may be
+ * NULL) gets the request's id, for mcp_client_cancel. */
+MCP_EXTERN int		 mcp_client_request_async_new(mcp_client *c,
+			    const char *method, json_t *params,
+			    mcp_client_cb cb, void *udata, long long *idp);
+/* Ends a request: its callback gets MCP_ECANCELED and the server gets
+ * notifications/cancelled with REASON (may be NULL). */
+MCP_EXTERN int		 mcp_client_cancel(mcp_client *c, long long id,
+			    const char *reason);
+MCP_EXTERN int		 mcp_client_notify_new(mcp_client *c,
+			    const char *method, json_t *params);
+
+/* The usual requests, blocking. The lists follow nextCursor to the end
+ * and give the whole array (tools, resources, resourceTemplates or
+ * prompts). ARGS are stolen (NULL: none). */
+MCP_EXTERN int		 mcp_client_list_tools(mcp_client *c, json_t **tools);
+MCP_EXTERN int		 mcp_client_list_resources(mcp_client *c,
+			    json_t **resources);
+MCP_EXTERN int		 mcp_client_list_templates(mcp_client *c,
+			    json_t **templates);
+MCP_EXTERN int		 mcp_client_list_prompts(mcp_client *c,
+			    json_t **prompts);
+MCP_EXTERN int		 mcp_client_call_tool_new(mcp_client *c,
+			    const char *name, json_t *args, json_t **result);
+MCP_EXTERN int		 mcp_client_read_resource(mcp_client *c,
+			    const char *uri, json_t **result);
+MCP_EXTERN int		 mcp_client_get_prompt_new(mcp_client *c,
+			    const char *name, json_t *args, json_t **result);
+/* completion/complete: REF is {"type":"ref/prompt","name":...} or
+ * {"type":"ref/resource","uri":...} (stolen); *RESULT the completion. */
+MCP_EXTERN int		 mcp_client_complete_new(mcp_client *c, json_t *ref,
+			    const char *arg, const char *value,
+			    json_t **result);
+MCP_EXTERN int		 mcp_client_ping(mcp_client *c);
+MCP_EXTERN int		 mcp_client_set_log_level(mcp_client *c,
+			    const char *level);
+MCP_EXTERN int		 mcp_client_subscribe(mcp_client *c, const char *uri);
+MCP_EXTERN int		 mcp_client_unsubscribe(mcp_client *c,
+			    const char *uri);
 
 /* ---- Logging ---------------------------------------------------------- */
 

@@ -98,7 +98,8 @@ mcp__buf_free(struct buf *b)
 	b->off = b->len = b->cap = 0;
 }
 
-/* Hands the bytes (NUL-terminated) to the caller and empties B. */
+/* Hands the bytes (NUL-terminated) to the caller and empties B; their
+ * length goes to *LENP unless it is NULL. */
 char *
 mcp__buf_steal(struct buf *b, size_t *lenp)
 {
@@ -109,7 +110,8 @@ mcp__buf_steal(struct buf *b, size_t *lenp)
 	if (b->off > 0)
 		memmove(b->data, b->data + b->off, b->len - b->off);
 	p = b->data;
-	*lenp = b->len - b->off - 1;
+	if (lenp != NULL)
+		*lenp = b->len - b->off - 1;
 	b->data = NULL;
 	b->off = b->len = b->cap = 0;
 	return p;

@@ -41,6 +41,12 @@ mcp_strerror(int code)
 		return "the client answered with an error";
 	case MCP_ECANCELED:
 		return "cancelled";
+	case MCP_ESERVER:
+		return "the server answered with an error";
+	case MCP_EPROTO:
+		return "protocol error";
+	case MCP_EIO:
+		return "connection failed or lost";
 	default:
 		return "unknown error";
 	}

@@ -1,0 +1,1802 @@
+/*
+ * client.c: the client's core, mcp_client_*: the request table, the
+ * initialization, timeouts and cancellation, the server's requests and
+ * notifications, and the blocking wrappers. Transports (stdio.c,
+ * http.c) turn bytes into messages for it.
+ *
+ * Threads: the core runs on one loop thread, the client's own (the
+ * synchronous use) or the caller's (mcp_client_set_loop). Other threads
+ * reach it through the submit queue: a request, a cancel or a reply is
+ * queued under c->lock and the loop is woken with ev_async; a blocking
+ * call then waits on a condition variable of its own stack frame.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "client/client-int.h"
+
+static void	 run_queue(struct mcp_client *);
+static void	 start_request(struct mcp_client *, struct creq *);
+static void	 send_initialize(struct mcp_client *);
+
+/* ---- Small things ---------------------------------------------------- */
+
+static char *
+dupstr(const char *s)
+{
+	return s != NULL ? strdup(s) : NULL;
+}
+
+/* Is this the thread that runs the client's loop? */
+static int
+on_loop(struct mcp_client *c)
+{
+	return c->thread_started && pthread_equal(pthread_self(), c->thread);
+}
+
+/* An error object {code, message}, as every failed request reports. */
+static json_t *
+err_object(int rc, const char *why)
+{
+	return json_pack("{s:i, s:s}", "code", rc, "message",
+	    why != NULL ? why : mcp_strerror(rc));
+}
+
+static void
+creq_free(struct creq *r)
+{
+	if (r == NULL)
+		return;
+	free(r->method);
+	json_decref(r->params);
+	free(r->body);
+	free(r->reason);
+	free(r);
+}
+
+void
+mcp__client_trace(struct mcp_client *c, int out, const char *json,
+    size_t len)
+{
+	if (c->on_trace != NULL)
+		c->on_trace(c, out, json, len, c->trace_udata);
+}
+
+/* ---- Ending a request ------------------------------------------------ */
+
+/*
+ * R is over: out of the table, its timer stopped, the transport told,
+ * and its callback run with RC and RESULT (borrowed). R is freed.
+ */
+static void
+finish(struct mcp_client *c, struct creq *r, int rc, json_t *result)
+{
+	if (r->sent)
+		(void)mcp__pending_take(&c->pend, r->pe.id);
+	ev_timer_stop(c->loop, &r->timer);
+	if (r->tstate != NULL && c->ops != NULL)
+		c->ops->forget(c, r, rc == MCP_OK || rc == MCP_ESERVER);
+	if (r == c->init)
+		c->init = NULL;
+	if (r->cb != NULL)
+		r->cb(c, rc, result, r->udata);
+	creq_free(r);
+}
+
+static void
+finish_err(struct mcp_client *c, struct creq *r, int rc, const char *why)
+{
+	json_t	*e = err_object(rc, why);
+
+	finish(c, r, rc, e);
+	json_decref(e);
+}
+
+/* notifications/cancelled for the request of ID, as the spec asks when
+ * a client stops waiting (never for initialize). */
+static void
+send_cancelled(struct mcp_client *c, long long id, const char *reason)
+{
+	json_t	*msg;
+	char	*body;
+
+	if (c->state != CS_READY)
+		return;
+	msg = json_pack("{s:s, s:s, s:{s:I, s:s}}", "jsonrpc", "2.0",
+	    "method", "notifications/cancelled", "params", "requestId",
+	    (json_int_t)id, "reason", reason != NULL ? reason : "cancelled");
+	body = json_dumps(msg, JSON_COMPACT);
+	json_decref(msg);
+	if (body == NULL)
+		return;
+	mcp__client_trace(c, 1, body, strlen(body));
+	c->ops->send(c, body, strlen(body), NULL);
+	free(body);
+}
+
+/* The initialize's own callback (init_done) ends the connection. */
+void
+mcp__client_fail(struct mcp_client *c, struct creq *r, int rc,
+    const char *why)
+{
+	finish_err(c, r, rc, why);
+}
+
+/* Fails every request in flight or held. */
+static void
+fail_all(struct mcp_client *c, int rc, const char *why)
+{
+	struct pending_entry	*e;
+	struct creq		*r;
+
+	while ((r = c->held) != NULL) {
+		c->held = r->next;
+		finish_err(c, r, rc, why);
+	}
+	while ((e = mcp__pending_pop(&c->pend)) != NULL) {
+		r = (struct creq *)e;
+		r->sent = 0;		/* already out of the table */
+		finish_err(c, r, rc, why);
+	}
+}
+
+void
+mcp__client_lost(struct mcp_client *c, int rc, const char *why)
+{
+	if (c->state == CS_LOST || c->state == CS_CLOSED)
+		return;
+	if (c->err[0] == '\0')
+		snprintf(c->err, sizeof(c->err), "%s", why != NULL ? why :
+		    mcp_strerror(rc));
+	if (c->connect_rc == MCP_OK)
+		c->connect_rc = rc;
+	MCP_LOG(MCP_LOG_INFO, "client: %s", c->err);
+	c->state = CS_LOST;
+	fail_all(c, rc, c->err);
+}
+
+/* ---- Timeouts -------------------------------------------------------- */
+
+/*
+ * A request's timer: "timeout" seconds without an answer (or, with
+ * progress-resets-timeout, without progress either), and never more
+ * than "max-timeout" in all. The server is told with
+ * notifications/cancelled, unlike clients that only give up locally.
+ */
+static void
+timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct creq		*r = w->data;
+	struct mcp_client	*c = r->c;
+	char			 why[120];
+	long long		 id = r->pe.id;
+	int			 internal = r->internal;
+
+	(void)loop;
+	(void)revents;
+	snprintf(why, sizeof(why), "%s: no answer in %.3g s", r->method,
+	    ev_now(c->loop) - r->started);
+	finish_err(c, r, MCP_ETIMEDOUT, why);
+	if (!internal)
+		send_cancelled(c, id, "timeout");
+}
+
+static void
+arm(struct mcp_client *c, struct creq *r)
+{
+	double	 t = c->timeout;
+
+	if (c->max_timeout > 0) {
+		double left = r->started + c->max_timeout - ev_now(c->loop);
+
+		if (left < t)
+			t = left > 0 ? left : 0.001;
+	}
+	ev_timer_stop(c->loop, &r->timer);
+	ev_timer_set(&r->timer, t, 0.);
+	ev_timer_start(c->loop, &r->timer);
+}
+
+/* ---- Sending --------------------------------------------------------- */
+
+/* Does METHOD carry a progress token? tools/call always does, so that
+ * progress can extend its timeout; the rest when someone listens. */
+static int
+wants_progress(struct mcp_client *c, const char *method)
+{
+	if (strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0)
+		return 0;
+	return c->on_progress != NULL || strcmp(method, "tools/call") == 0;
+}
+
+/* Serialises R into r->body: {"jsonrpc","id","method","params"}, with
+ * _meta.progressToken (= the id) when wanted and not set already. */
+static int
+build(struct mcp_client *c, struct creq *r)
+{
+	json_t	*msg, *meta;
+
+	if (r->params == NULL && wants_progress(c, r->method))
+		r->params = json_object();
+	if (r->params != NULL && wants_progress(c, r->method) &&
+	    json_is_object(r->params)) {
+		meta = json_object_get(r->params, "_meta");
+		if (meta == NULL) {
+			meta = json_object();
+			json_object_set_new(r->params, "_meta", meta);
+		}
+		if (json_is_object(meta) &&
+		    json_object_get(meta, "progressToken") == NULL)
+			json_object_set_new(meta, "progressToken",
+			    json_integer(r->pe.id));
+	}
+	msg = json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id",
+	    (json_int_t)r->pe.id, "method", r->method);
+	if (msg == NULL)
+		return MCP_ENOMEM;
+	if (r->params != NULL)
+		json_object_set(msg, "params", r->params);
+	free(r->body);
+	r->body = json_dumps(msg, JSON_COMPACT);
+	json_decref(msg);
+	if (r->body == NULL)
+		return MCP_ENOMEM;
+	r->len = strlen(r->body);
+	return MCP_OK;
+}
+
+/* Sends R now: into the table, timer armed, out through the transport. */
+static void
+transmit(struct mcp_client *c, struct creq *r)
+{
+	if (!r->sent) {
+		if (mcp__pending_add(&c->pend, &r->pe) != MCP_OK) {
+			finish_err(c, r, MCP_ENOMEM, NULL);
+			return;
+		}
+		r->sent = 1;
+		r->started = ev_now(c->loop);
+		arm(c, r);
+	}
+	mcp__client_trace(c, 1, r->body, r->len);
+	c->ops->send(c, r->body, r->len, r);
+}
+
+static void
+start_request(struct mcp_client *c, struct creq *r)
+{
+	if (c->state == CS_LOST || c->state == CS_CLOSED) {
+		finish_err(c, r, c->connect_rc != MCP_OK ? c->connect_rc :
+		    MCP_EIO, c->err[0] != '\0' ? c->err : "not connected");
+		return;
+	}
+	if (build(c, r) != MCP_OK) {
+		finish_err(c, r, MCP_ENOMEM, NULL);
+		return;
+	}
+	if (c->state != CS_READY && !r->internal) {
+		/* Before the initialization: sent once it is done. */
+		r->next = c->held;
+		c->held = r;
+		return;
+	}
+	transmit(c, r);
+}
+
+/* A notification or a reply, ready-made, goes out as it is. */
+static void
+send_body(struct mcp_client *c, const char *body, size_t len)
+{
+	if (c->state != CS_READY && c->state != CS_INIT)
+		return;
+	mcp__client_trace(c, 1, body, len);
+	c->ops->send(c, body, len, NULL);
+}
+
+/* ---- Initialization -------------------------------------------------- */
+
+static const char *const versions[] = {
+	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
+};
+
+static int
+known_version(const char *v)
+{
+	size_t	 i;
+
+	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
+		if (strcmp(v, versions[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static struct handler *
+handler_of(struct mcp_client *c, const char *method)
+{
+	struct handler	*h;
+
+	for (h = c->handlers; h != NULL; h = h->next)
+		if (strcmp(h->method, method) == 0)
+			return h;
+	return NULL;
+}
+
+static json_t *
+capabilities(struct mcp_client *c)
+{
+	json_t	*caps = json_object();
+
+	if (c->roots != NULL || handler_of(c, "roots/list") != NULL)
+		json_object_set_new(caps, "roots",
+		    json_pack("{s:b}", "listChanged", 1));
+	if (handler_of(c, "sampling/createMessage") != NULL)
+		json_object_set_new(caps, "sampling", json_object());
+	if (handler_of(c, "elicitation/create") != NULL)
+		json_object_set_new(caps, "elicitation", json_object());
+	return caps;
+}
+
+/* The held requests go out, oldest first. */
+static void
+release_held(struct mcp_client *c)
+{
+	struct creq	*r, *rev = NULL;
+
+	while ((r = c->held) != NULL) {
+		c->held = r->next;
+		r->next = rev;
+		rev = r;
+	}
+	while ((r = rev) != NULL) {
+		rev = r->next;
+		r->next = NULL;
+		if (c->state == CS_READY)
+			transmit(c, r);
+		else
+			start_request(c, r);
+	}
+}
+
+static void
+init_done(struct mcp_client *c, int rc, json_t *result, void *udata)
+{
+	const char	*v;
+	json_t		*note;
+	char		*body;
+
+	(void)udata;
+	if (c->state != CS_INIT)
+		return;
+	if (rc != MCP_OK) {
+		char why[200];
+
+		const char *m = json_string_value(json_object_get(result,
+		    "message"));
+
+		if (m == NULL)
+			m = mcp_strerror(rc);
+		snprintf(why, sizeof(why), "%s%s", strncmp(m, "initialize",
+		    10) == 0 ? "" : "initialize: ", m);
+		mcp__client_lost(c, rc, why);
+		return;
+	}
+	v = json_string_value(json_object_get(result, "protocolVersion"));
+	if (v == NULL || !known_version(v)) {
+		char why[120];
+
+		snprintf(why, sizeof(why), "the server chose protocol "
+		    "version %.40s, which this client does not speak",
+		    v != NULL ? v : "(none)");
+		mcp__client_lost(c, MCP_EPROTO, why);
+		return;
+	}
+	snprintf(c->negotiated, sizeof(c->negotiated), "%s", v);
+	/* The first session's answers stay: a reopened one is the same
+	 * server, and callers may hold these borrowed pointers. */
+	if (c->server_info == NULL) {
+		c->server_info = json_incref(json_object_get(result,
+		    "serverInfo"));
+		c->server_caps = json_incref(json_object_get(result,
+		    "capabilities"));
+		v = json_string_value(json_object_get(result,
+		    "instructions"));
+		c->instructions = dupstr(v);
+	}
+	note = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method",
+	    "notifications/initialized");
+	body = json_dumps(note, JSON_COMPACT);
+	json_decref(note);
+	c->state = CS_READY;
+	if (body != NULL) {
+		send_body(c, body, strlen(body));
+		free(body);
+	}
+	c->ops->ready(c);
+	release_held(c);
+}
+
+static void
+send_initialize(struct mcp_client *c)
+{
+	struct creq	*r;
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL) {
+		mcp__client_lost(c, MCP_ENOMEM, NULL);
+		return;
+	}
+	r->c = c;
+	r->pe.id = atomic_fetch_add(&c->next_id, 1);
+	r->method = strdup("initialize");
+	r->params = json_pack("{s:s, s:o, s:{s:s, s:s}}", "protocolVersion",
+	    c->protocol != NULL ? c->protocol : versions[0], "capabilities",
+	    capabilities(c), "clientInfo", "name", c->name, "version",
+	    c->version);
+	r->internal = 1;
+	r->cb = init_done;
+	ev_timer_init(&r->timer, timeout_cb, c->timeout, 0.);
+	r->timer.data = r;
+	if (r->method == NULL || r->params == NULL) {
+		creq_free(r);
+		mcp__client_lost(c, MCP_ENOMEM, NULL);
+		return;
+	}
+	c->state = CS_INIT;
+	c->init = r;
+	start_request(c, r);
+}
+
+/*
+ * HTTP 404 for the session: the server forgot it (restarted, expired).
+ * A new session is opened, and R, which the server never took, goes
+ * out again in it. A server that forgets each new session at once would
+ * loop: after three reopenings in a row without an answer, R fails.
+ */
+void
+mcp__client_session_gone(struct mcp_client *c, struct creq *r)
+{
+	if (r != NULL) {
+		if (r == c->init || r->resent >= 3) {
+			mcp__client_fail(c, r, MCP_EIO, "the server forgot "
+			    "the session again after reopening it");
+			return;
+		}
+		r->resent++;
+		r->next = c->held;
+		c->held = r;
+	}
+	if (c->state != CS_READY)
+		return;		/* already reopening */
+	MCP_LOG(MCP_LOG_INFO, "client: the server ended the session; "
+	    "opening a new one");
+	send_initialize(c);
+}
+
+void
+mcp__client_resend(struct mcp_client *c, struct creq *r)
+{
+	if (r->resent >= 3) {
+		mcp__client_fail(c, r, MCP_EIO, "the server forgot the session "
+		    "again after reopening it");
+		return;
+	}
+	r->resent++;
+	if (c->state == CS_READY) {
+		transmit(c, r);
+		return;
+	}
+	r->next = c->held;
+	c->held = r;
+}
+
+/* ---- Input ----------------------------------------------------------- */
+
+static void
+on_progress(struct mcp_client *c, json_t *params)
+{
+	json_t		*tok, *p, *t;
+	struct creq	*r;
+	long long	 id;
+
+	tok = json_object_get(params, "progressToken");
+	p = json_object_get(params, "progress");
+	if (!json_is_number(p))
+		return;
+	id = mcp__pending_id_of(tok);
+	r = id >= 0 ? (struct creq *)mcp__pending_find(&c->pend, id) : NULL;
+	if (r == NULL)
+		return;		/* a late note for a request that ended */
+	if (c->progress_resets)
+		arm(c, r);
+	t = json_object_get(params, "total");
+	if (c->on_progress != NULL)
+		c->on_progress(c, id, json_number_value(p),
+		    json_is_number(t) ? json_number_value(t) : -1,
+		    json_string_value(json_object_get(params, "message")),
+		    c->progress_udata);
+}
+
+static void
+on_notification(struct mcp_client *c, const char *method, json_t *params)
+{
+	if (strcmp(method, "notifications/progress") == 0) {
+		on_progress(c, params);
+		return;
+	}
+	if (c->on_notify != NULL)
+		c->on_notify(c, method, params, c->notify_udata);
+}
+
+static void
+reply_body(struct mcp_client *c, const json_t *id, json_t *result,
+    int code, const char *message)
+{
+	struct buf	 b = { 0 };
+
+	if (result != NULL)
+		(void)mcp__rpc_result(&b, id, result);
+	else
+		(void)mcp__rpc_error(&b, id, code, message, NULL);
+	if (b.data != NULL)
+		send_body(c, b.data, b.len);
+	mcp__buf_free(&b);
+}
+
+/*
+ * A request from the server: ping is answered here, roots/list from the
+ * roots set, the rest by a handler, and a method nobody handles gets
+ * -32601, so that the server is never left waiting.
+ */
+static void
+on_request(struct mcp_client *c, json_t *id, const char *method,
+    json_t *params)
+{
+	struct handler		*h;
+	struct mcp_client_reply	*rp;
+	json_t			*res;
+	char			 msg[160];
+
+	if (strcmp(method, "ping") == 0) {
+		res = json_object();
+		reply_body(c, id, res, 0, NULL);
+		json_decref(res);
+		return;
+	}
+	h = handler_of(c, method);
+	if (h == NULL && strcmp(method, "roots/list") == 0 &&
+	    c->roots != NULL) {
+		pthread_mutex_lock(&c->lock);
+		res = json_pack("{s:O}", "roots", c->roots);
+		pthread_mutex_unlock(&c->lock);
+		reply_body(c, id, res, 0, NULL);
+		json_decref(res);
+		return;
+	}
+	if (h == NULL) {
+		snprintf(msg, sizeof(msg), "this client does not handle %.100s",
+		    method);
+		reply_body(c, id, NULL, MCP_RPC_METHOD_NOT_FOUND, msg);
+		return;
+	}
+	rp = calloc(1, sizeof(*rp));
+	if (rp == NULL) {
+		reply_body(c, id, NULL, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+		return;
+	}
+	rp->c = c;
+	rp->id = json_incref(id);
+	pthread_mutex_lock(&c->lock);
+	rp->next = c->replies;
+	c->replies = rp;
+	pthread_mutex_unlock(&c->lock);
+	h->fn(c, rp, method, params, h->udata);
+}
+
+/* A response: its request ends, with the result or the server's error. */
+static void
+on_response(struct mcp_client *c, struct rpc_fields *f)
+{
+	struct creq	*r;
+	long long	 id;
+	json_t		*code, *msg;
+	char		*text;
+
+	id = mcp__pending_id_of(f->id);
+	r = id >= 0 ? (struct creq *)mcp__pending_take(&c->pend, id) : NULL;
+	if (r == NULL) {
+		if (json_is_null(f->id) && f->error != NULL) {
+			msg = json_object_get(f->error, "message");
+			mcp_log(MCP_LOG_WARN, "client: the server reported an "
+			    "error without an id: %.200s",
+			    json_is_string(msg) ? json_string_value(msg) :
+			    "(no message)");
+			return;
+		}
+		text = json_dumps(f->id, JSON_ENCODE_ANY | JSON_COMPACT);
+		mcp_log(MCP_LOG_WARN, "client: dropped a response to id %.60s,"
+		    " which is not waiting for one", text != NULL ? text :
+		    "?");
+		free(text);
+		return;
+	}
+	r->sent = 0;			/* out of the table already */
+	if (f->error != NULL) {
+		code = json_object_get(f->error, "code");
+		msg = json_object_get(f->error, "message");
+		if (!json_is_integer(code) || !json_is_string(msg)) {
+			finish_err(c, r, MCP_EPROTO, "the server answered an "
+			    "error object without a code and a message");
+			return;
+		}
+		finish(c, r, MCP_ESERVER, f->error);
+		return;
+	}
+	if (!json_is_object(f->result)) {
+		finish_err(c, r, MCP_EPROTO, "the server's result is not an "
+		    "object");
+		return;
+	}
+	finish(c, r, MCP_OK, f->result);
+}
+
+static void
+one(struct mcp_client *c, json_t *msg)
+{
+	struct rpc_fields	 f;
+	struct rpc_msg		 m;
+	json_t			*params;
+
+	if (mcp__rpc_fields_from_json(msg, &f) != MCP_OK) {
+		mcp_log(MCP_LOG_WARN, "client: skipped a message that is not "
+		    "a JSON object");
+		return;
+	}
+	mcp__rpc_classify(&f, &m);
+	params = f.params != NULL ? f.params : NULL;
+	switch (m.kind) {
+	case RPC_RESPONSE:
+		on_response(c, &f);
+		break;
+	case RPC_NOTIFICATION:
+		on_notification(c, m.method, params);
+		break;
+	case RPC_REQUEST:
+		on_request(c, m.id, m.method, params);
+		break;
+	default:
+		mcp_log(MCP_LOG_WARN, "client: skipped an invalid message: %s",
+		    m.why != NULL ? m.why : "not JSON-RPC");
+		break;
+	}
+	mcp__rpc_fields_clear(&f);
+}
+
+void
+mcp__client_input(struct mcp_client *c, const char *json, size_t len)
+{
+	struct json_perr	 err;
+	json_t			*v;
+	size_t			 i;
+
+	mcp__client_trace(c, 0, json, len);
+	v = mcp__json_parse(json, len, &err);
+	if (v == NULL) {
+		mcp_log(MCP_LOG_WARN, "client: skipped a message that is not "
+		    "JSON (%s at byte %zu)", err.text, err.position);
+		return;
+	}
+	if (json_is_array(v)) {
+		for (i = 0; i < json_array_size(v); i++)
+			one(c, json_array_get(v, i));
+	} else {
+		one(c, v);
+	}
+	json_decref(v);
+}
+
+void
+mcp__client_oversized(struct mcp_client *c, const struct idscan *sc)
+{
+	json_t		*id = mcp__idscan_id(sc);
+	long long	 n = mcp__pending_id_of(id);
+	struct creq	*r;
+	char		 why[120];
+
+	json_decref(id);
+	snprintf(why, sizeof(why), "the answer exceeds the %zu-byte limit "
+	    "(max-message)", c->max_message);
+	mcp_log(MCP_LOG_WARN, "client: a message from the server exceeds "
+	    "the %zu-byte limit (max-message); skipped", c->max_message);
+	r = n >= 0 ? (struct creq *)mcp__pending_take(&c->pend, n) : NULL;
+	if (r == NULL)
+		return;
+	r->sent = 0;
+	mcp__client_fail(c, r, MCP_EPROTO, why);
+}
+
+/* ---- The submit queue ------------------------------------------------ */
+
+static void
+do_close(struct mcp_client *c)
+{
+	struct mcp_client_reply	*rp;
+
+	if (c->state == CS_CLOSED)
+		return;
+	if (c->state != CS_LOST)
+		c->state = CS_LOST;
+	fail_all(c, MCP_ECANCELED, "the client closed");
+	/* Replies that never came: the server hears nothing more. */
+	pthread_mutex_lock(&c->lock);
+	for (rp = c->replies; rp != NULL; rp = rp->next)
+		rp->done = 1;
+	pthread_mutex_unlock(&c->lock);
+	if (c->ops != NULL)
+		c->ops->close(c);
+	c->state = CS_CLOSED;
+	if (c->own_loop)
+		ev_break(c->loop, EVBREAK_ALL);
+}
+
+static void
+do_connect(struct mcp_client *c)
+{
+	int	 rc;
+
+	rc = c->ops->start(c);
+	if (rc != MCP_OK) {
+		mcp__client_lost(c, rc, c->err[0] != '\0' ? c->err : NULL);
+		return;
+	}
+	send_initialize(c);
+}
+
+static void
+do_cancel(struct mcp_client *c, long long id, const char *reason)
+{
+	struct creq	*r, **pp;
+	char		 why[200];
+
+	snprintf(why, sizeof(why), "cancelled%s%.180s", reason != NULL ?
+	    ": " : "", reason != NULL ? reason : "");
+	for (pp = &c->held; *pp != NULL; pp = &(*pp)->next) {
+		if ((*pp)->pe.id == id) {
+			r = *pp;
+			*pp = r->next;
+			finish_err(c, r, MCP_ECANCELED, why);
+			return;
+		}
+	}
+	r = (struct creq *)mcp__pending_find(&c->pend, id);
+	if (r == NULL || r->internal)
+		return;
+	finish_err(c, r, MCP_ECANCELED, why);
+	send_cancelled(c, id, reason);
+}
+
+static void
+run_op(struct mcp_client *c, struct creq *r)
+{
+	switch (r->op) {
+	case OP_REQUEST:
+		start_request(c, r);
+		return;
+	case OP_NOTIFY:
+		send_body(c, r->body, r->len);
+		break;
+	case OP_CANCEL:
+		do_cancel(c, r->cancel_id, r->reason);
+		break;
+	case OP_CONNECT:
+		do_connect(c);
+		break;
+	case OP_CLOSE:
+		do_close(c);
+		break;
+	}
+	creq_free(r);
+}
+
+static void
+run_queue(struct mcp_client *c)
+{
+	struct creq	*r, *next;
+
+	pthread_mutex_lock(&c->lock);
+	r = c->queue;
+	c->queue = c->queue_tail = NULL;
+	pthread_mutex_unlock(&c->lock);
+	for (; r != NULL; r = next) {
+		next = r->next;
+		r->next = NULL;
+		run_op(c, r);
+	}
+}
+
+static void
+wake_cb(struct ev_loop *loop, ev_async *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	run_queue(w->data);
+}
+
+/* Runs R on the loop: now when this is the loop thread, else queued. */
+static void
+submit(struct mcp_client *c, struct creq *r)
+{
+	if (on_loop(c)) {
+		run_op(c, r);
+		return;
+	}
+	pthread_mutex_lock(&c->lock);
+	if (c->queue_tail != NULL)
+		c->queue_tail->next = r;
+	else
+		c->queue = r;
+	c->queue_tail = r;
+	pthread_mutex_unlock(&c->lock);
+	ev_async_send(c->loop, &c->wake);
+}
+
+static struct creq *
+op_new(struct mcp_client *c, int op)
+{
+	struct creq	*r = calloc(1, sizeof(*r));
+
+	if (r == NULL)
+		return NULL;
+	r->c = c;
+	r->op = op;
+	ev_timer_init(&r->timer, timeout_cb, 1., 0.);
+	r->timer.data = r;
+	return r;
+}
+
+static void *
+loop_thread(void *arg)
+{
+	struct mcp_client	*c = arg;
+
+	ev_run(c->loop, 0);
+	return NULL;
+}
+
+/* ---- Public: setup --------------------------------------------------- */
+
+mcp_client *
+mcp_client_new(const char *name, const char *version)
+{
+	mcp_client	*c;
+
+	c = calloc(1, sizeof(*c));
+	if (c == NULL)
+		return NULL;
+	c->name = strdup(name != NULL ? name : "libmcp-client");
+	c->version = strdup(version != NULL ? version : MCP_VERSION);
+	if (c->name == NULL || c->version == NULL) {
+		free(c->name);
+		free(c->version);
+		free(c);
+		return NULL;
+	}
+	pthread_mutex_init(&c->lock, NULL);
+	atomic_init(&c->next_id, 1);
+	c->timeout = MCP_CLIENT_TIMEOUT;
+	c->progress_resets = 1;
+	c->listen = 1;
+	c->max_message = MCP_DEF_MAX_MESSAGE;
+	c->connect_timeout = 10.0;
+	return c;
+}
+
+static int
+parse_seconds(const char *v, double *out)
+{
+	char	*end;
+	double	 d;
+
+	errno = 0;
+	d = strtod(v, &end);
+	if (errno != 0 || end == v || *end != '\0' || d < 0 || d > 1e7)
+		return MCP_EINVAL;
+	*out = d;
+	return MCP_OK;
+}
+
+static int
+parse_bool(const char *v, int *out)
+{
+	if (strcmp(v, "1") == 0 || strcmp(v, "yes") == 0 ||
+	    strcmp(v, "true") == 0 || strcmp(v, "on") == 0)
+		*out = 1;
+	else if (strcmp(v, "0") == 0 || strcmp(v, "no") == 0 ||
+	    strcmp(v, "false") == 0 || strcmp(v, "off") == 0)
+		*out = 0;
+	else
+		return MCP_EINVAL;
+	return MCP_OK;
+}
+
+int
+mcp_client_set_option(mcp_client *c, const char *name, const char *value)
+{
+	char		**h;
+	double		  d;
+	int		  rc;
+
+	if (c == NULL)
+		return MCP_ENOMEM;
+	if (name == NULL || value == NULL)
+		return MCP_EINVAL;
+	if (c->state != CS_NEW)
+		return MCP_ESTATE;
+	if (strcmp(name, "timeout") == 0) {
+		rc = parse_seconds(value, &d);
+		if (rc == MCP_OK && d == 0)
+			rc = MCP_EINVAL;
+		if (rc == MCP_OK)
+			c->timeout = d;
+		return rc;
+	}
+	if (strcmp(name, "max-timeout") == 0)
+		return parse_seconds(value, &c->max_timeout);
+	if (strcmp(name, "connect-timeout") == 0)
+		return parse_seconds(value, &c->connect_timeout);
+	if (strcmp(name, "progress-resets-timeout") == 0)
+		return parse_bool(value, &c->progress_resets);
+	if (strcmp(name, "listen") == 0)
+		return parse_bool(value, &c->listen);
+	if (strcmp(name, "insecure") == 0)
+		return parse_bool(value, &c->insecure);
+	if (strcmp(name, "protocol") == 0) {
+		if (!known_version(value))
+			return MCP_EINVAL;
+		free(c->protocol);
+		c->protocol = strdup(value);
+		return c->protocol != NULL ? MCP_OK : MCP_ENOMEM;
+	}
+	if (strcmp(name, "transport") == 0) {
+		if (strcmp(value, "auto") == 0 || strcmp(value, "http") == 0)
+			c->force = strcmp(value, "http") == 0 ? 1 : 0;
+		else if (strcmp(value, "sse") == 0)
+			c->force = 2;
+		else
+			return MCP_EINVAL;
+		return MCP_OK;
+	}
+	if (strcmp(name, "header") == 0) {
+		const char *colon = strchr(value, ':');
+
+		if (colon == NULL || colon == value ||
+		    strpbrk(value, "\r\n") != NULL)
+			return MCP_EINVAL;
+		h = realloc(c->headers, (size_t)(c->nheaders + 1) *
+		    sizeof(*h));
+		if (h == NULL)
+			return MCP_ENOMEM;
+		c->headers = h;
+		h[c->nheaders] = strdup(value);
+		if (h[c->nheaders] == NULL)
+			return MCP_ENOMEM;
+		c->nheaders++;
+		return MCP_OK;
+	}
+	if (strcmp(name, "max-message") == 0) {
+		char *end;
+		unsigned long long n;
+
+		errno = 0;
+		n = strtoull(value, &end, 10);
+		if (errno != 0 || end == value || n < 1024 ||
+		    n > (1ULL << 31))
+			return MCP_EINVAL;
+		if (*end == 'k' || *end == 'K')
+			n <<= 10, end++;
+		else if (*end == 'm' || *end == 'M')
+			n <<= 20, end++;
+		if (*end != '\0')
+			return MCP_EINVAL;
+		c->max_message = (size_t)n;
+		return MCP_OK;
+	}
+	if (strcmp(name, "cacert") == 0) {
+		free(c->cacert);
+		c->cacert = strdup(value);
+		return c->cacert != NULL ? MCP_OK : MCP_ENOMEM;
+	}
+	return MCP_ENOENT;
+}
+
+int
+mcp_client_set_loop(mcp_client *c, struct ev_loop *loop)
+{
+	if (c == NULL)
+		return MCP_ENOMEM;
+	if (loop == NULL)
+		return MCP_EINVAL;
+	if (c->state != CS_NEW || c->loop != NULL)
+		return MCP_ESTATE;
+	c->loop = loop;
+	return MCP_OK;
+}
+
+int
+mcp_client_on_request(mcp_client *c, const char *method,
+    mcp_client_request_fn fn, void *udata)
+{
+	struct handler	*h;
+
+	if (c == NULL)
+		return MCP_ENOMEM;
+	if (method == NULL || fn == NULL)
+		return MCP_EINVAL;
+	if (c->state != CS_NEW)
+		return MCP_ESTATE;
+	h = handler_of(c, method);
+	if (h == NULL) {
+		h = calloc(1, sizeof(*h));
+		if (h == NULL || (h->method = strdup(method)) == NULL) {
+			free(h);
+			return MCP_ENOMEM;
+		}
+		h->next = c->handlers;
+		c->handlers = h;
+	}
+	h->fn = fn;
+	h->udata = udata;
+	return MCP_OK;
+}
+
+int
+mcp_client_on_notification(mcp_client *c, mcp_client_notify_fn fn,
+    void *udata)
+{
+	if (c == NULL)
+		return MCP_ENOMEM;
+	if (c->state != CS_NEW)
+		return MCP_ESTATE;
+	c->on_notify = fn;
+	c->notify_udata = udata;
+	return MCP_OK;
+}
+
+int
+mcp_client_on_progress(mcp_client *c, mcp_client_progress_fn fn,
+    void *udata)
+{
+	if (c == NULL)
+		return MCP_ENOMEM;
+	if (c->state != CS_NEW)
+		return MCP_ESTATE;
+	c->on_progress = fn;
+	c->progress_udata = udata;
+	return MCP_OK;
+}
+
+int
+mcp_client_on_trace(mcp_client *c, mcp_client_trace_fn fn, void *udata)
+{
+	if (c == NULL)
+		return MCP_ENOMEM;
+	if (c->state != CS_NEW)
+		return MCP_ESTATE;
+	c->on_trace = fn;
+	c->trace_udata = udata;
+	return MCP_OK;
+}
+
+int
+mcp_client_set_roots_new(mcp_client *c, json_t *roots)
+{
+	json_t		*old;
+
+	if (c == NULL) {
+		json_decref(roots);
+		return MCP_ENOMEM;
+	}
+	if (roots == NULL)
+		return MCP_ENOMEM;
+	if (!json_is_array(roots)) {
+		json_decref(roots);
+		return MCP_EINVAL;
+	}
+	if (c->state == CS_NEW) {
+		json_decref(c->roots);
+		c->roots = roots;
+		return MCP_OK;
+	}
+	if (c->roots == NULL) {
+		/* The capability was not declared: too late now. */
+		json_decref(roots);
+		return MCP_ESTATE;
+	}
+	/* Swapped under the lock: the loop reads c->roots when asked. */
+	pthread_mutex_lock(&c->lock);
+	old = c->roots;
+	c->roots = roots;
+	pthread_mutex_unlock(&c->lock);
+	json_decref(old);
+	return mcp_client_notify_new(c, "notifications/roots/list_changed",
+	    NULL);
+}
+
+/* ---- Public: connecting ---------------------------------------------- */
+
+/* A blocking call's meeting point with the loop. */
+struct waiter {
+	pthread_mutex_t	 m;
+	pthread_cond_t	 cv;
+	int		 done;
+	int		 rc;
+	json_t		*result;
+};
+
+static void
+waiter_init(struct waiter *w)
+{
+	pthread_mutex_init(&w->m, NULL);
+	pthread_cond_init(&w->cv, NULL);
+	w->done = 0;
+	w->rc = MCP_OK;
+	w->result = NULL;
+}
+
+static void
+waiter_wait(struct waiter *w)
+{
+	pthread_mutex_lock(&w->m);
+	while (!w->done)
+		pthread_cond_wait(&w->cv, &w->m);
+	pthread_mutex_unlock(&w->m);
+	pthread_mutex_destroy(&w->m);
+	pthread_cond_destroy(&w->cv);
+}
+
+static void
+waiter_cb(mcp_client *c, int rc, json_t *result, void *udata)
+{
+	struct waiter	*w = udata;
+
+	(void)c;
+	pthread_mutex_lock(&w->m);
+	w->rc = rc;
+	w->result = json_incref(result);
+	w->done = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->m);
+}
+
+/*
+ * Both connects end here: the transport chosen, the loop set up (ours
+ * on a new thread when the caller gave none), initialize sent. The
+ * synchronous use waits for the initialization with a ping queued
+ * behind it, which is answered (or fails) only once it is done.
+ */
+static int
+connect_start(struct mcp_client *c)
+{
+	struct creq	*r;
+	json_t		*res = NULL;
+	int		 rc;
+
+	if (c->loop == NULL) {
+		c->loop = ev_loop_new(EVFLAG_AUTO);
+		if (c->loop == NULL)
+			return MCP_ENOMEM;
+		c->own_loop = 1;
+	}
+	ev_async_init(&c->wake, wake_cb);
+	c->wake.data = c;
+	ev_async_start(c->loop, &c->wake);
+	r = op_new(c, OP_CONNECT);
+	if (r == NULL)
+		return MCP_ENOMEM;
+	if (!c->own_loop) {
+		/* The caller's loop runs on the caller's thread. */
+		c->thread = pthread_self();
+		c->thread_started = 1;
+		run_op(c, r);
+		return c->state == CS_LOST ? c->connect_rc : MCP_OK;
+	}
+	/* Set before the thread exists, so that no op runs on this one. */
+	c->thread_started = 1;
+	if (pthread_create(&c->thread, NULL, loop_thread, c) != 0) {
+		c->thread_started = 0;
+		creq_free(r);
+		snprintf(c->err, sizeof(c->err), "pthread_create: %s",
+		    strerror(errno));
+		return MCP_ESYS;
+	}
+	submit(c, r);
+	rc = mcp_client_request_new(c, "ping", NULL, &res);
+	json_decref(res);
+	if (c->state != CS_READY)
+		return c->connect_rc != MCP_OK ? c->connect_rc : rc;
+	return MCP_OK;
+}
+
+int
+mcp_client_connect_stdio(mcp_client *c, char *const argv[],
+    char *const envp[], const char *cwd)
+{
+	size_t	 n, i;
+
+	if (c == NULL)
+		return MCP_ENOMEM;
+	if (argv == NULL || argv[0] == NULL)
+		return MCP_EINVAL;
+	if (c->state != CS_NEW || c->ops != NULL)
+		return MCP_ESTATE;
+	for (n = 0; argv[n] != NULL; n++)
+		;
+	c->argv = calloc(n + 1, sizeof(char *));
+	if (c->argv == NULL)
+		return MCP_ENOMEM;
+	for (i = 0; i < n; i++)
+		if ((c->argv[i] = strdup(argv[i])) == NULL)
+			return MCP_ENOMEM;
+	if (envp != NULL) {
+		for (n = 0; envp[n] != NULL; n++)
+			;
+		c->envp = calloc(n + 1, sizeof(char *));
+		if (c->envp == NULL)
+			return MCP_ENOMEM;
+		for (i = 0; i < n; i++)
+			if ((c->envp[i] = strdup(envp[i])) == NULL)
+				return MCP_ENOMEM;
+	}
+	if (cwd != NULL && (c->cwd = strdup(cwd)) == NULL)
+		return MCP_ENOMEM;
+	c->ops = &mcp__client_stdio_ops;
+	return connect_start(c);
+}
+
+int
+mcp_client_connect_url(mcp_client *c, const char *url)
+{
+	if (c == NULL)
+		return MCP_ENOMEM;
+	if (url == NULL || (strncmp(url, "http://", 7) != 0 &&
+	    strncmp(url, "https://", 8) != 0))
+		return MCP_EINVAL;
+	if (c->state != CS_NEW || c->ops != NULL)
+		return MCP_ESTATE;
+	c->url = strdup(url);
+	if (c->url == NULL)
+		return MCP_ENOMEM;
+	c->ops = &mcp__client_http_ops;
+	return connect_start(c);
+}
+
+const char *
+mcp_client_error(mcp_client *c)
+{
+	if (c == NULL)
+		return mcp_strerror(MCP_ENOMEM);
+	return c->err[0] != '\0' ? c->err : NULL;
+}
+
+const char *
+mcp_client_protocol(mcp_client *c)
+{
+	return c != NULL && c->negotiated[0] != '\0' ? c->negotiated : NULL;
+}
+
+json_t *
+mcp_client_server_info(mcp_client *c)
+{
+	return c != NULL ? c->server_info : NULL;
+}
+
+json_t *
+mcp_client_server_capabilities(mcp_client *c)
+{
+	return c != NULL ? c->server_caps : NULL;
+}
+
+const char *
+mcp_client_instructions(mcp_client *c)
+{
+	return c != NULL ? c->instructions : NULL;
+}
+
+const char *
+mcp_client_transport(mcp_client *c)
+{
+	if (c == NULL || c->ops == NULL)
+		return NULL;
+	return c->tname != NULL ? c->tname : c->ops->name;
+}
+
+/* ---- Public: requests ------------------------------------------------ */
+
+int
+mcp_client_request_async_new(mcp_client *c, const char *method,
+    json_t *params, mcp_client_cb cb, void *udata, long long *idp)
+{
+	struct creq	*r;
+
+	if (c == NULL) {
+		json_decref(params);
+		return MCP_ENOMEM;
+	}
+	if (method == NULL || (params != NULL && !json_is_object(params))) {
+		json_decref(params);
+		return MCP_EINVAL;
+	}
+	if (c->ops == NULL || c->state == CS_CLOSED) {
+		json_decref(params);
+		return MCP_ESTATE;
+	}
+	r = op_new(c, OP_REQUEST);
+	if (r == NULL || (r->method = strdup(method)) == NULL) {
+		free(r);
+		json_decref(params);
+		return MCP_ENOMEM;
+	}
+	r->params = params;
+	r->cb = cb;
+	r->udata = udata;
+	r->pe.id = atomic_fetch_add(&c->next_id, 1);
+	if (idp != NULL)
+		*idp = r->pe.id;
+	submit(c, r);
+	return MCP_OK;
+}
+
+int
+mcp_client_request_new(mcp_client *c, const char *method, json_t *params,
+    json_t **result)
+{
+	struct waiter	 w;
+	int		 rc;
+
+	if (result != NULL)
+		*result = NULL;
+	if (c != NULL && on_loop(c)) {
+		json_decref(params);
+		if (result != NULL)
+			*result = err_object(MCP_ESTATE, "a blocking call on "
+			    "the client's own loop thread would never end");
+		return MCP_ESTATE;
+	}
+	waiter_init(&w);
+	rc = mcp_client_request_async_new(c, method, params, waiter_cb, &w,
+	    NULL);
+	if (rc != MCP_OK) {
+		pthread_mutex_destroy(&w.m);
+		pthread_cond_destroy(&w.cv);
+		if (result != NULL)
+			*result = err_object(rc, NULL);
+		return rc;
+	}
+	waiter_wait(&w);
+	if (result != NULL)
+		*result = w.result;
+	else
+		json_decref(w.result);
+	return w.rc;
+}
+
+int
+mcp_client_cancel(mcp_client *c, long long id, const char *reason)
+{
+	struct creq	*r;
+
+	if (c == NULL)
+		return MCP_ENOMEM;
+	if (c->ops == NULL)
+		return MCP_ESTATE;
+	r = op_new(c, OP_CANCEL);
+	if (r == NULL)
+		return MCP_ENOMEM;
+	r->cancel_id = id;
+	if (reason != NULL && (r->reason = strdup(reason)) == NULL) {
+		free(r);
+		return MCP_ENOMEM;
+	}
+	submit(c, r);
+	return MCP_OK;
+}
+
+/* A ready-made message body (a notification, a reply) to the loop. */
+static int
+submit_body(struct mcp_client *c, char *body)
+{
+	struct creq	*r;
+
+	if (body == NULL)
+		return MCP_ENOMEM;
+	r = op_new(c, OP_NOTIFY);
+	if (r == NULL) {
+		free(body);
+		return MCP_ENOMEM;
+	}
+	r->body = body;
+	r->len = strlen(body);
+	submit(c, r);
+	return MCP_OK;
+}
+
+int
+mcp_client_notify_new(mcp_client *c, const char *method, json_t *params)
+{
+	json_t	*msg;
+	char	*body;
+
+	if (c == NULL) {
+		json_decref(params);
+		return MCP_ENOMEM;
+	}
+	if (method == NULL || (params != NULL && !json_is_object(params))) {
+		json_decref(params);
+		return MCP_EINVAL;
+	}
+	if (c->ops == NULL) {
+		json_decref(params);
+		return MCP_ESTATE;
+	}
+	msg = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", method);
+	if (msg != NULL && params != NULL)
+		json_object_set(msg, "params", params);
+	json_decref(params);
+	if (msg == NULL)
+		return MCP_ENOMEM;
+	body = json_dumps(msg, JSON_COMPACT);
+	json_decref(msg);
+	return submit_body(c, body);
+}
+
+/* Takes RP off the client's list; 0 when it was answered already. */
+static int
+reply_take(struct mcp_client_reply *rp)
+{
+	struct mcp_client	*c = rp->c;
+	struct mcp_client_reply	**pp;
+	int			  live = 0;
+
+	pthread_mutex_lock(&c->lock);
+	for (pp = &c->replies; *pp != NULL; pp = &(*pp)->next) {
+		if (*pp == rp) {
+			*pp = rp->next;
+			live = !rp->done;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return live;
+}
+
+int
+mcp_client_reply_result(mcp_client_reply *rp, json_t *result)
+{
+	struct buf	 b = { 0 };
+	int		 live, rc;
+
+	if (rp == NULL) {
+		json_decref(result);
+		return MCP_EINVAL;
+	}
+	if (result == NULL)
+		return mcp_client_reply_error(rp, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+	live = reply_take(rp);
+	rc = live ? mcp__rpc_result(&b, rp->id, result) : MCP_ESTATE;
+	json_decref(result);
+	json_decref(rp->id);
+	if (rc == MCP_OK)
+		rc = submit_body(rp->c, mcp__buf_steal(&b, NULL));
+	mcp__buf_free(&b);
+	free(rp);
+	return rc;
+}
+
+int
+mcp_client_reply_error(mcp_client_reply *rp, int code, const char *message)
+{
+	struct buf	 b = { 0 };
+	int		 live, rc;
+
+	if (rp == NULL)
+		return MCP_EINVAL;
+	live = reply_take(rp);
+	rc = live ? mcp__rpc_error(&b, rp->id, code, message != NULL ?
+	    message : "error", NULL) : MCP_ESTATE;
+	json_decref(rp->id);
+	if (rc == MCP_OK)
+		rc = submit_body(rp->c, mcp__buf_steal(&b, NULL));
+	mcp__buf_free(&b);
+	free(rp);
+	return rc;
+}
+
+/* ---- Public: the usual requests -------------------------------------- */
+
+/*
+ * A list method followed through every nextCursor. A server that hands
+ * out the same cursor twice would never end: that is a protocol error.
+ */
+static int
+list_all(struct mcp_client *c, const char *method, const char *key,
+    json_t **out)
+{
+	json_t	*all, *res, *page, *next, *params;
+	char	*cursor = NULL;
+	int	 rc, pages = 0;
+
+	*out = NULL;
+	all = json_array();
+	if (all == NULL)
+		return MCP_ENOMEM;
+	for (;;) {
+		params = cursor != NULL ? json_pack("{s:s}", "cursor",
+		    cursor) : NULL;
+		rc = mcp_client_request_new(c, method, params, &res);
+		if (rc != MCP_OK) {
+			json_decref(all);
+			free(cursor);
+			*out = res;
+			return rc;
+		}
+		page = json_object_get(res, key);
+		if (!json_is_array(page)) {
+			json_decref(res);
+			json_decref(all);
+			free(cursor);
+			*out = err_object(MCP_EPROTO, "the server's list has no "
+			    "array where one belongs");
+			return MCP_EPROTO;
+		}
+		json_array_extend(all, page);
+		next = json_object_get(res, "nextCursor");
+		if (!json_is_string(next) || json_string_length(next) == 0) {
+			json_decref(res);
+			break;
+		}
+		if ((cursor != NULL && strcmp(cursor,
+		    json_string_value(next)) == 0) || ++pages > 100000) {
+			json_decref(res);
+			json_decref(all);
+			free(cursor);
+			*out = err_object(MCP_EPROTO, "the server's cursors go "
+			    "round in a circle");
+			return MCP_EPROTO;
+		}
+		free(cursor);
+		cursor = strdup(json_string_value(next));
+		json_decref(res);
+		if (cursor == NULL) {
+			json_decref(all);
+			*out = err_object(MCP_ENOMEM, NULL);
+			return MCP_ENOMEM;
+		}
+	}
+	free(cursor);
+	*out = all;
+	return MCP_OK;
+}
+
+int
+mcp_client_list_tools(mcp_client *c, json_t **tools)
+{
+	return list_all(c, "tools/list", "tools", tools);
+}
+
+int
+mcp_client_list_resources(mcp_client *c, json_t **resources)
+{
+	return list_all(c, "resources/list", "resources", resources);
+}
+
+int
+mcp_client_list_templates(mcp_client *c, json_t **templates)
+{
+	return list_all(c, "resources/templates/list", "resourceTemplates",
+	    templates);
+}
+
+int
+mcp_client_list_prompts(mcp_client *c, json_t **prompts)
+{
+	return list_all(c, "prompts/list", "prompts", prompts);
+}
+
+/* {name, arguments}: the shape of tools/call and prompts/get. */
+static int
+named(struct mcp_client *c, const char *method, const char *name,
+    json_t *args, json_t **result)
+{
+	json_t	*params;
+
+	if (name == NULL || (args != NULL && !json_is_object(args))) {
+		json_decref(args);
+		if (result != NULL)
+			*result = err_object(MCP_EINVAL, NULL);
+		return MCP_EINVAL;
+	}
+	params = json_pack("{s:s}", "name", name);
+	if (params != NULL && args != NULL)
+		json_object_set(params, "arguments", args);
+	json_decref(args);
+	return mcp_client_request_new(c, method, params, result);
+}
+
+int
+mcp_client_call_tool_new(mcp_client *c, const char *name, json_t *args,
+    json_t **result)
+{
+	return named(c, "tools/call", name, args, result);
+}
+
+int
+mcp_client_get_prompt_new(mcp_client *c, const char *name, json_t *args,
+    json_t **result)
+{
+	return named(c, "prompts/get", name, args, result);
+}
+
+int
+mcp_client_read_resource(mcp_client *c, const char *uri, json_t **result)
+{
+	if (uri == NULL) {
+		if (result != NULL)
+			*result = err_object(MCP_EINVAL, NULL);
+		return MCP_EINVAL;
+	}
+	return mcp_client_request_new(c, "resources/read",
+	    json_pack("{s:s}", "uri", uri), result);
+}
+
+int
+mcp_client_complete_new(mcp_client *c, json_t *ref, const char *arg,
+    const char *value, json_t **result)
+{
+	json_t	*res = NULL, *params;
+	int	 rc;
+
+	if (result != NULL)
+		*result = NULL;
+	if (!json_is_object(ref) || arg == NULL || value == NULL) {
+		json_decref(ref);
+		if (result != NULL)
+			*result = err_object(MCP_EINVAL, NULL);
+		return MCP_EINVAL;
+	}
+	params = json_pack("{s:o, s:{s:s, s:s}}", "ref", ref, "argument",
+	    "name", arg, "value", value);
+	rc = mcp_client_request_new(c, "completion/complete", params, &res);
+	if (rc == MCP_OK && !json_is_object(json_object_get(res,
+	    "completion"))) {
+		json_decref(res);
+		res = err_object(MCP_EPROTO, "completion/complete answered "
+		    "without a completion");
+		rc = MCP_EPROTO;
+	}
+	if (rc == MCP_OK) {
+		json_t *comp = json_incref(json_object_get(res, "completion"));
+
+		json_decref(res);
+		res = comp;
+	}
+	if (result != NULL)
+		*result = res;
+	else
+		json_decref(res);
+	return rc;
+}
+
+static int
+simple(struct mcp_client *c, const char *method, json_t *params)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	rc = mcp_client_request_new(c, method, params, &res);
+	json_decref(res);
+	return rc;
+}
+
+int
+mcp_client_ping(mcp_client *c)
+{
+	return simple(c, "ping", NULL);
+}
+
+int
+mcp_client_set_log_level(mcp_client *c, const char *level)
+{
+	if (level == NULL || mcp__level_parse(level) < 0)
+		return MCP_EINVAL;
+	return simple(c, "logging/setLevel", json_pack("{s:s}", "level",
+	    level));
+}
+
+int
+mcp_client_subscribe(mcp_client *c, const char *uri)
+{
+	if (uri == NULL)
+		return MCP_EINVAL;
+	return simple(c, "resources/subscribe", json_pack("{s:s}", "uri",
+	    uri));
+}
+
+int
+mcp_client_unsubscribe(mcp_client *c, const char *uri)
+{
+	if (uri == NULL)
+		return MCP_EINVAL;
+	return simple(c, "resources/unsubscribe", json_pack("{s:s}", "uri",
+	    uri));
+}
+
+/* ---- Public: closing ------------------------------------------------- */
+
+void
+mcp_client_free(mcp_client *c)
+{
+	struct creq		*r;
+	struct handler		*h;
+	struct mcp_client_reply	*rp;
+	int			 i;
+
+	if (c == NULL)
+		return;
+	if (c->loop != NULL && c->state != CS_NEW) {
+		if (c->own_loop && c->thread_started) {
+			r = op_new(c, OP_CLOSE);
+			if (r != NULL)
+				submit(c, r);
+			else
+				ev_async_send(c->loop, &c->wake);
+			pthread_join(c->thread, NULL);
+			c->thread_started = 0;
+			run_queue(c);	/* whatever came too late */
+		} else {
+			run_queue(c);
+			do_close(c);
+		}
+		ev_async_stop(c->loop, &c->wake);
+	} else if (c->state != CS_NEW || c->ops != NULL) {
+		do_close(c);
+	}
+	if (c->own_loop)
+		ev_loop_destroy(c->loop);
+	while ((rp = c->replies) != NULL) {
+		c->replies = rp->next;
+		json_decref(rp->id);
+		free(rp);
+	}
+	while ((h = c->handlers) != NULL) {
+		c->handlers = h->next;
+		free(h->method);
+		free(h);
+	}
+	for (i = 0; i < c->nheaders; i++)
+		free(c->headers[i]);
+	free(c->headers);
+	if (c->argv != NULL)
+		for (i = 0; c->argv[i] != NULL; i++)
+			free(c->argv[i]);
+	free(c->argv);
+	if (c->envp != NULL)
+		for (i = 0; c->envp[i] != NULL; i++)
+			free(c->envp[i]);
+	free(c->envp);
+	free(c->cwd);
+	free(c->url);
+	free(c->cacert);
+	free(c->protocol);
+	free(c->name);
+	free(c->version);
+	free(c->instructions);
+	json_decref(c->server_info);
+	json_decref(c->server_caps);
+	json_decref(c->roots);
+	mcp__pending_free(&c->pend);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}

@@ -1,0 +1,318 @@
+/*
+ * stdio.c: the client's stdio transport. The server is a child process
+ * (posix_spawnp, with the caller's argv, environment and directory);
+ * messages go to its stdin as JSON lines and come back from its stdout
+ * through the shared line reader, so a line that is not JSON is logged
+ * and skipped and one over max-message fails its request by id. Its
+ * stderr is the caller's. Closing: stdin closed, then SIGTERM, then
+ * SIGKILL, each after MCP_CLIENT_CLOSE_S.
+ *
+ * Threads: the client's loop thread only.
+ */
+#define _GNU_SOURCE		/* pipe2, posix_spawn_file_actions_addchdir_np */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "client/client-int.h"
+
+#define READ_CHUNK	65536
+
+extern char **environ;
+
+struct cstdio {
+	pid_t		 pid;
+	int		 in;		/* the child's stdin, ours to write */
+	int		 out;		/* its stdout, ours to read */
+	int		 reaped;
+	int		 status;
+	ev_io		 rio;
+	ev_io		 wio;
+	struct buf	 wbuf;
+	struct jsonl	 lines;
+	int		 lost;
+};
+
+static int
+nonblock(int fd)
+{
+	int	 fl = fcntl(fd, F_GETFL);
+
+	return fl < 0 ? -1 : fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* Has the child ended? Waits up to MS milliseconds for it. */
+static int
+reap(struct cstdio *t, int ms)
+{
+	struct timespec	 ts = { 0, 5 * 1000 * 1000 };
+	pid_t		 p;
+
+	while (!t->reaped) {
+		p = waitpid(t->pid, &t->status, WNOHANG);
+		if (p == t->pid || (p < 0 && errno != EINTR)) {
+			t->reaped = 1;
+			break;
+		}
+		if (ms <= 0)
+			break;
+		nanosleep(&ts, NULL);
+		ms -= 5;
+	}
+	return t->reaped;
+}
+
+/* The connection is over: why, in the child's own terms. */
+static void
+lost(struct mcp_client *c, struct cstdio *t, const char *what)
+{
+	char	 why[160];
+
+	if (t->lost)
+		return;
+	t->lost = 1;
+	ev_io_stop(c->loop, &t->rio);
+	ev_io_stop(c->loop, &t->wio);
+	(void)reap(t, 200);
+	if (t->reaped && WIFEXITED(t->status))
+		snprintf(why, sizeof(why), "the server (%s) exited with status "
+		    "%d", c->argv[0], WEXITSTATUS(t->status));
+	else if (t->reaped && WIFSIGNALED(t->status))
+		snprintf(why, sizeof(why), "the server (%s) was killed by "
+		    "signal %d", c->argv[0], WTERMSIG(t->status));
+	else
+		snprintf(why, sizeof(why), "the server (%s) %s", c->argv[0],
+		    what);
+	mcp__client_lost(c, MCP_EIO, why);
+}
+
+/*
+ * Writes what is queued. SIGPIPE, when the child has gone, must not end
+ * this process: the client's own thread blocks it for good; on a
+ * caller's loop it is blocked around the write and a pending one taken.
+ */
+static void
+flush(struct mcp_client *c, struct cstdio *t)
+{
+	sigset_t	 pipe_set, old;
+	ssize_t		 n;
+	int		 masked = !c->own_loop;
+	struct timespec	 zero = { 0, 0 };
+
+	if (masked) {
+		sigemptyset(&pipe_set);
+		sigaddset(&pipe_set, SIGPIPE);
+		pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	}
+	while (t->wbuf.len > t->wbuf.off) {
+		n = write(t->in, t->wbuf.data + t->wbuf.off,
+		    t->wbuf.len - t->wbuf.off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			ev_io_start(c->loop, &t->wio);
+			break;
+		}
+		if (n < 0) {
+			mcp__buf_reset(&t->wbuf);
+			if (masked && !sigismember(&old, SIGPIPE))
+				(void)sigtimedwait(&pipe_set, NULL, &zero);
+			lost(c, t, "closed its stdin");
+			break;
+		}
+		mcp__buf_consume(&t->wbuf, (size_t)n);
+	}
+	if (t->wbuf.len == t->wbuf.off) {
+		mcp__buf_reset(&t->wbuf);
+		ev_io_stop(c->loop, &t->wio);
+	}
+	if (masked)
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+static void
+write_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct mcp_client	*c = w->data;
+
+	(void)loop;
+	(void)revents;
+	flush(c, c->t);
+}
+
+static int
+line_cb(void *arg, const char *p, size_t n)
+{
+	mcp__client_input(arg, p, n);
+	return 0;
+}
+
+static void
+over_cb(void *arg, const struct idscan *sc)
+{
+	mcp__client_oversized(arg, sc);
+}
+
+static void
+read_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct mcp_client	*c = w->data;
+	struct cstdio		*t = c->t;
+	ssize_t			 n;
+
+	(void)loop;
+	(void)revents;
+	if (mcp__jsonl_reserve(&t->lines, READ_CHUNK) != MCP_OK) {
+		lost(c, t, "sent more than memory holds");
+		return;
+	}
+	n = read(t->out, t->lines.in.data + t->lines.in.len,
+	    t->lines.in.cap - t->lines.in.len);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		mcp__jsonl_end(&t->lines, line_cb, over_cb, c);
+		lost(c, t, "closed its stdout");
+		return;
+	}
+	(void)mcp__jsonl_split(&t->lines, (size_t)n, line_cb, over_cb, c);
+}
+
+static int
+stdio_start(struct mcp_client *c)
+{
+	struct cstdio			*t;
+	posix_spawn_file_actions_t	 fa;
+	int				 in[2], out[2], rc;
+
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return MCP_ENOMEM;
+	t->in = t->out = -1;
+	c->t = t;
+	mcp__jsonl_init(&t->lines, c->max_message);
+	if (pipe2(in, O_CLOEXEC) != 0)
+		goto fail_sys;
+	if (pipe2(out, O_CLOEXEC) != 0) {
+		close(in[0]);
+		close(in[1]);
+		goto fail_sys;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	if (c->cwd != NULL)
+		posix_spawn_file_actions_addchdir_np(&fa, c->cwd);
+	rc = posix_spawnp(&t->pid, c->argv[0], &fa, NULL, c->argv,
+	    c->envp != NULL ? c->envp : environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(in[0]);
+	close(out[1]);
+	t->in = in[1];
+	t->out = out[0];
+	if (rc != 0) {
+		t->reaped = 1;
+		snprintf(c->err, sizeof(c->err), "cannot start %s: %s",
+		    c->argv[0], strerror(rc));
+		return MCP_EIO;
+	}
+	if (nonblock(t->in) != 0 || nonblock(t->out) != 0)
+		goto fail_sys;
+	ev_io_init(&t->rio, read_cb, t->out, EV_READ);
+	ev_io_init(&t->wio, write_cb, t->in, EV_WRITE);
+	t->rio.data = t->wio.data = c;
+	ev_io_start(c->loop, &t->rio);
+	if (c->own_loop) {
+		sigset_t pipe_set;
+
+		sigemptyset(&pipe_set);
+		sigaddset(&pipe_set, SIGPIPE);
+		pthread_sigmask(SIG_BLOCK, &pipe_set, NULL);
+	}
+	return MCP_OK;
+
+fail_sys:
+	snprintf(c->err, sizeof(c->err), "cannot start %s: %s", c->argv[0],
+	    strerror(errno));
+	return MCP_ESYS;
+}
+
+static void
+stdio_send(struct mcp_client *c, const char *json, size_t len,
+    struct creq *r)
+{
+	struct cstdio	*t = c->t;
+
+	(void)r;
+	if (t->lost)
+		return;
+	if (mcp__buf_add(&t->wbuf, json, len) != MCP_OK ||
+	    mcp__buf_addc(&t->wbuf, '\n') != MCP_OK) {
+		lost(c, t, "could not be written to: out of memory");
+		return;
+	}
+	if (!ev_is_active(&t->wio))
+		flush(c, t);
+}
+
+static void
+stdio_forget(struct mcp_client *c, struct creq *r, int answered)
+{
+	(void)c;
+	(void)r;
+	(void)answered;
+}
+
+static void
+stdio_ready(struct mcp_client *c)
+{
+	(void)c;
+}
+
+/*
+ * Closing, as the spec's stdio shutdown says: stdin closed so that the
+ * server can finish, SIGTERM if it has not after a while, then SIGKILL.
+ * Blocks for at most three times MCP_CLIENT_CLOSE_S.
+ */
+static void
+stdio_close(struct mcp_client *c)
+{
+	struct cstdio	*t = c->t;
+	int		 ms = (int)(MCP_CLIENT_CLOSE_S * 1000);
+
+	if (t == NULL)
+		return;
+	ev_io_stop(c->loop, &t->rio);
+	ev_io_stop(c->loop, &t->wio);
+	if (t->in >= 0)
+		close(t->in);
+	if (t->out >= 0)
+		close(t->out);
+	if (t->pid > 0 && !reap(t, ms)) {
+		kill(t->pid, SIGTERM);
+		if (!reap(t, ms)) {
+			kill(t->pid, SIGKILL);
+			(void)reap(t, ms);
+		}
+	}
+	mcp__buf_free(&t->wbuf);
+	mcp__jsonl_free(&t->lines);
+	free(t);
+	c->t = NULL;
+}
+
+const struct ctransport_ops mcp__client_stdio_ops = {
+	"stdio",
+	stdio_start,
+	stdio_send,
+	stdio_forget,
+	stdio_ready,
+	stdio_close,
+};
