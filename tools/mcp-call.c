@@ -48,7 +48,9 @@ static const char usage_text[] =
 "  --transport T           stdio, http or sse\n"
 "  --header 'K: V'         an HTTP header (repeatable); $NAME in V is\n"
 "                          taken from the environment\n"
-"  --timeout S             seconds to wait for each answer (default 30)\n"
+"  --timeout S             seconds to wait for each answer (default 30);\n"
+"                          progress from the server starts it again\n"
+"  --max-time S            seconds a request may last, progress or not\n"
 "  --args JSON             the arguments of call or prompt, as an object\n"
 "  --json                  the raw result on stdout\n"
 "  --protocol VERSION      the protocol version to ask for\n"
@@ -463,6 +465,10 @@ main(int argc, char **argv)
 			    mcp_client_set_option(c, "connect-timeout", v) !=
 			    MCP_OK)
 				usage_error("bad timeout '%s'", v);
+		} else if (strcmp(a, "--max-time") == 0) {
+			if (mcp_client_set_option(c, "max-timeout", v) !=
+			    MCP_OK)
+				usage_error("bad --max-time '%s'", v);
 		} else if (strcmp(a, "--args") == 0) {
 			json_decref(args);
 			args = json_loads(v, 0, NULL);

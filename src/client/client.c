@@ -991,14 +991,13 @@ mcp_client_set_option(mcp_client *c, const char *name, const char *value)
 
 		errno = 0;
 		n = strtoull(value, &end, 10);
-		if (errno != 0 || end == value || n < 1024 ||
-		    n > (1ULL << 31))
+		if (errno != 0 || end == value || n > (1ULL << 31))
 			return MCP_EINVAL;
 		if (*end == 'k' || *end == 'K')
 			n <<= 10, end++;
 		else if (*end == 'm' || *end == 'M')
 			n <<= 20, end++;
-		if (*end != '\0')
+		if (*end != '\0' || n < 1024 || n > (1ULL << 31))
 			return MCP_EINVAL;
 		c->max_message = (size_t)n;
 		return MCP_OK;
