@@ -66,7 +66,7 @@ OBJS = $(SRCS:src/%.c=$(B)/obj/%.o)
 PICS = $(SRCS:src/%.c=$(B)/pic/%.o)
 
 TOOLS = $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-bench $(B)/floor-stdio $(B)/floor-http \
-	$(B)/progress-server $(B)/conformance-server
+	$(B)/progress-server $(B)/conformance-server $(B)/client-bench
 UNIT_TESTS = $(B)/t_schema $(B)/t_jsonrpc $(B)/t_registry $(B)/t_pool $(B)/t_client \
 	$(B)/t_template $(B)/t_faults
 
@@ -140,6 +140,11 @@ $(B)/floor-http: bench/floor-http.c
 
 # The libmcp server of bench/run-progress.sh: built, never installed.
 $(B)/progress-server: bench/progress-server.c $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+# The client of bench/run-client.sh: built, never installed.
+$(B)/client-bench: bench/client-bench.c $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 

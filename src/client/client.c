@@ -211,40 +211,69 @@ wants_progress(struct mcp_client *c, const char *method)
 	return c->on_progress != NULL || strcmp(method, "tools/call") == 0;
 }
 
-/* Serialises R into r->body: {"jsonrpc","id","method","params"}, with
- * _meta.progressToken (= the id) when wanted and not set already. */
+/*
+ * Serialises R into r->body with the library's own serialiser (the hot
+ * path: jansson's json_dumps costs several times more), and the
+ * progress token (= the id) in params._meta when wanted and not set.
+ * The params are let go of then: the body is what a resend needs.
+ */
 static int
 build(struct mcp_client *c, struct creq *r)
 {
-	json_t	*msg, *meta;
+	struct buf	 b = { 0 };
+	json_t		*meta = NULL;
+	char		 num[24];
+	size_t		 n;
+	int		 want = wants_progress(c, r->method), rc;
 
-	if (r->params == NULL && wants_progress(c, r->method))
-		r->params = json_object();
-	if (r->params != NULL && wants_progress(c, r->method) &&
-	    json_is_object(r->params)) {
+	if (r->params != NULL)
 		meta = json_object_get(r->params, "_meta");
-		if (meta == NULL) {
-			meta = json_object();
-			json_object_set_new(r->params, "_meta", meta);
-		}
-		if (json_is_object(meta) &&
-		    json_object_get(meta, "progressToken") == NULL)
+	if (want && json_is_object(meta)) {
+		if (json_object_get(meta, "progressToken") == NULL)
 			json_object_set_new(meta, "progressToken",
 			    json_integer(r->pe.id));
+		want = 0;
+	} else if (meta != NULL) {
+		want = 0;	/* the caller's own: left as it is */
 	}
-	msg = json_pack("{s:s, s:I, s:s}", "jsonrpc", "2.0", "id",
-	    (json_int_t)r->pe.id, "method", r->method);
-	if (msg == NULL)
+	n = mcp__fmt_int(num, r->pe.id);
+	rc = mcp__buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	if (rc == MCP_OK)
+		rc = mcp__buf_add(&b, num, n);
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(&b, ",\"method\":");
+	if (rc == MCP_OK)
+		rc = mcp__buf_addstr(&b, r->method, strlen(r->method));
+	if (rc == MCP_OK && (r->params != NULL || want)) {
+		rc = mcp__buf_adds(&b, ",\"params\":");
+		if (rc == MCP_OK && r->params != NULL)
+			rc = mcp__buf_addjson(&b, r->params);
+		else if (rc == MCP_OK)
+			rc = mcp__buf_adds(&b, "{}");
+		if (rc == MCP_OK && want) {
+			b.len--;		/* the object's '}' */
+			if (r->params != NULL && json_object_size(r->params) > 0)
+				rc = mcp__buf_addc(&b, ',');
+			if (rc == MCP_OK)
+				rc = mcp__buf_adds(&b,
+				    "\"_meta\":{\"progressToken\":");
+			if (rc == MCP_OK)
+				rc = mcp__buf_add(&b, num, n);
+			if (rc == MCP_OK)
+				rc = mcp__buf_adds(&b, "}}");
+		}
+	}
+	if (rc == MCP_OK)
+		rc = mcp__buf_addc(&b, '}');
+	if (rc != MCP_OK) {
+		mcp__buf_free(&b);
 		return MCP_ENOMEM;
-	if (r->params != NULL)
-		json_object_set(msg, "params", r->params);
+	}
 	free(r->body);
-	r->body = json_dumps(msg, JSON_COMPACT);
-	json_decref(msg);
-	if (r->body == NULL)
-		return MCP_ENOMEM;
-	r->len = strlen(r->body);
-	return MCP_OK;
+	r->body = mcp__buf_steal(&b, &r->len);
+	json_decref(r->params);
+	r->params = NULL;
+	return r->body != NULL ? MCP_OK : MCP_ENOMEM;
 }
 
 /* Sends R now: into the table, timer armed, out through the transport. */

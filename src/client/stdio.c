@@ -35,6 +35,7 @@ struct cstdio {
 	int		 status;
 	ev_io		 rio;
 	ev_io		 wio;
+	ev_prepare	 flusher;	/* writes before the loop blocks */
 	struct buf	 wbuf;
 	struct jsonl	 lines;
 	int		 lost;
@@ -80,6 +81,7 @@ lost(struct mcp_client *c, struct cstdio *t, const char *what)
 	t->lost = 1;
 	ev_io_stop(c->loop, &t->rio);
 	ev_io_stop(c->loop, &t->wio);
+	ev_prepare_stop(c->loop, &t->flusher);
 	(void)reap(t, 200);
 	if (t->reaped && WIFEXITED(t->status))
 		snprintf(why, sizeof(why), "the server (%s) exited with status "
@@ -135,6 +137,19 @@ flush(struct mcp_client *c, struct cstdio *t)
 	}
 	if (masked)
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+/* Before the loop blocks: what this iteration queued, in one write. */
+static void
+prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
+{
+	struct mcp_client	*c = w->data;
+	struct cstdio		*t = c->t;
+
+	(void)revents;
+	ev_prepare_stop(loop, w);
+	if (!t->lost && !ev_is_active(&t->wio))
+		flush(c, t);
 }
 
 static void
@@ -227,7 +242,8 @@ stdio_start(struct mcp_client *c)
 		goto fail_sys;
 	ev_io_init(&t->rio, read_cb, t->out, EV_READ);
 	ev_io_init(&t->wio, write_cb, t->in, EV_WRITE);
-	t->rio.data = t->wio.data = c;
+	ev_prepare_init(&t->flusher, prepare_cb);
+	t->rio.data = t->wio.data = t->flusher.data = c;
 	ev_io_start(c->loop, &t->rio);
 	if (c->own_loop) {
 		sigset_t pipe_set;
@@ -258,8 +274,9 @@ stdio_send(struct mcp_client *c, const char *json, size_t len,
 		lost(c, t, "could not be written to: out of memory");
 		return;
 	}
+	/* Many sends in one loop iteration leave in one write(2). */
 	if (!ev_is_active(&t->wio))
-		flush(c, t);
+		ev_prepare_start(c->loop, &t->flusher);
 }
 
 static void
@@ -291,6 +308,9 @@ stdio_close(struct mcp_client *c)
 		return;
 	ev_io_stop(c->loop, &t->rio);
 	ev_io_stop(c->loop, &t->wio);
+	ev_prepare_stop(c->loop, &t->flusher);
+	if (t->in >= 0 && !t->lost && t->wbuf.len > t->wbuf.off)
+		flush(c, t);	/* what was sent last still goes out */
 	if (t->in >= 0)
 		close(t->in);
 	if (t->out >= 0)
