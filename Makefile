@@ -248,6 +248,7 @@ bench: all
 	@bench/run-sse.sh
 	@bench/run-streamable.sh
 	@bench/run-metrics.sh
+	@bench/run-client.sh
 	@bench/idle-sse.sh
 	@bench/idle-streamable.sh
 
