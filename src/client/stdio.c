@@ -9,7 +9,9 @@
  *
  * Threads: the client's loop thread only.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE		/* pipe2, posix_spawn_file_actions_addchdir_np */
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
