@@ -10,7 +10,8 @@
 #  - a third-party server, @modelcontextprotocol/server-everything, on
 #    stdio and its two HTTP transports;
 #  - bad servers (test/node/quirk-server.mjs), each with a clear error and
-#    no hang, and valgrind finding no leak or error in mcp-call.
+#    no hang, and valgrind (AddressSanitizer in the sanitizer build)
+#    finding no leak or error in mcp-call.
 # The exit codes (0, 1 isError, 2 usage, 3 protocol or transport) and the
 # output (text on stdout, progress and logs on stderr, -v traces) are
 # checked throughout. Servers are stopped by PID, also on failure.
@@ -66,6 +67,25 @@ run() {
 err_has() {
 	grep -qF -- "$2" "$tmp/err"
 	ok $? "$1" "$tmp/err"
+}
+
+# memcheck NAME CMD...: CMD (an mcp-call run) found clean of memory errors
+# and leaks: by valgrind on the plain build; in the sanitizer build
+# (valgrind cannot run it) by AddressSanitizer itself, whose reports
+# test/run.sh counts as failures.
+memcheck() {
+	_name=$1
+	shift
+	if [ -n "${MCP_SANITIZE-}" ]; then
+		timeout -k 5 120 "$@" >"$tmp/vg.out" 2>"$tmp/vg.err"
+		[ $? -lt 124 ] && ! grep -q 'ERROR: \(Address\|Leak\)Sanitizer' "$tmp/vg.err"
+	else
+		timeout -k 5 120 valgrind -q --leak-check=full \
+		    --errors-for-leak-kinds=definite --error-exitcode=99 "$@" \
+		    >"$tmp/vg.out" 2>"$tmp/vg.err"
+		[ $? -ne 99 ] && ! grep -q '==[0-9]*==' "$tmp/vg.err"
+	fi
+	ok $? "$_name" "$tmp/vg.err"
 }
 
 free_port() {
@@ -146,6 +166,13 @@ ok $? "stdio: -v shows every message with a timestamp and a direction" "$tmp/err
 run "stdio: progress as lines when stderr is no terminal" 0 "slept 450 ms" "$CALL" call sleep ms=450 -- "$MCP_DEMO"
 grep -q '^progress 100/450$' "$tmp/err" && grep -q '^progress 400/450$' "$tmp/err"
 ok $? "stdio: progress lines on stderr" "$tmp/err"
+# On a terminal, progress is a bar that redraws itself (script(1) gives
+# mcp-call a pseudo-terminal).
+if command -v script >/dev/null 2>&1; then
+	script -qec "$CALL call sleep ms=450 -- $MCP_DEMO" /dev/null >"$tmp/tty" 2>&1
+	grep -q '\[######.*\] *[0-9]*%' "$tmp/tty" && grep -q 'slept 450 ms' "$tmp/tty"
+	ok $? "stdio: progress is a bar on a terminal" "$tmp/tty"
+fi
 run "stdio: progress extends --timeout 0.3 over a 1 s call" 0 "slept 1000 ms" "$CALL" --timeout 0.3 call sleep ms=1000 -- "$MCP_DEMO"
 start=$(date +%s)
 run "stdio: --max-time 1 ends a 5 s call that sends progress" 3 "" "$CALL" --timeout 0.3 --max-time 1 call sleep ms=5000 -- "$MCP_DEMO"
@@ -188,12 +215,9 @@ run "quirk request: ping answered, an unknown request -32601" 0 '"ping":{"jsonrp
 grep -q '"unknown":{"jsonrpc":"2.0","id":"srv1","error":{"code":-32601' "$tmp/out"
 ok $? "quirk request: nobody handles x/unknown: -32601" "$tmp/out"
 
-# mcp-call itself under valgrind, on the faults: no error, no leak.
-for q in junk huge wrongid die request; do
-	timeout -k 5 120 valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
-	    --error-exitcode=99 "$CALL" --timeout 5 call q -- $Q $q >"$tmp/vg.out" 2>"$tmp/vg.err"
-	[ $? -ne 99 ] && ! grep -q '==[0-9]*==' "$tmp/vg.err"
-	ok $? "valgrind: mcp-call against quirk $q" "$tmp/vg.err"
+# mcp-call itself checked for memory errors and leaks on the faults.
+for q in junk huge wrongid die request silent; do
+	memcheck "memcheck: mcp-call against quirk $q" "$CALL" --timeout 2 call q -- $Q $q
 done
 
 # ---- HTTP, mcp-demo: directly ----------------------------------------------
@@ -216,10 +240,7 @@ err_has "http: and why" "onnect"
 for t in http sse; do
 	u=$D/mcp
 	[ $t = sse ] && u=$D/sse
-	timeout -k 5 120 valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
-	    --error-exitcode=99 "$CALL" --transport $t --url $u call sleep ms=250 >"$tmp/vg.out" 2>"$tmp/vg.err"
-	[ $? -eq 0 ] && ! grep -q '==[0-9]*==' "$tmp/vg.err"
-	ok $? "valgrind: mcp-call on $t" "$tmp/vg.err"
+	memcheck "memcheck: mcp-call on $t" "$CALL" --transport $t --url $u call sleep ms=250
 done
 
 # Bearer auth, with the header's value from the environment.
@@ -240,18 +261,25 @@ openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
     -addext subjectAltName=IP:127.0.0.1 -keyout "$tmp/key.pem" \
     -out "$tmp/cert.pem" >"$tmp/openssl.log" 2>&1
 ok $? "tls: a certificate for 127.0.0.1" "$tmp/openssl.log"
-sed -e "s|^\([[:space:]]*\)listen 80;|\1listen 127.0.0.1:$nport;\n\1listen 127.0.0.1:$tport ssl;\n\1ssl_certificate $tmp/cert.pem;\n\1ssl_certificate_key $tmp/key.pem;|" \
-    -e "s|^\([[:space:]]*\)server 127\.0\.0\.1:8080;|\1server 127.0.0.1:$dport;|" \
-    docs/nginx.conf >"$tmp/libmcp.conf"
-nginx_main "$tmp" "$tmp/libmcp.conf"
-nginx -p "$tmp/" -c "$tmp/nginx.conf" -e "$tmp/error.log" >"$tmp/nginx.out" 2>&1 &
-npid=$!
-pids="$pids $npid"
-i=0
-while [ $i -lt 50 ] && ! curl -s -o /dev/null http://127.0.0.1:$nport/; do
-	sleep 0.1
-	i=$((i + 1))
-done
+# start_nginx DIR UPSTREAM_PORT: nginx on docs/nginx.conf itself, with
+# listen on $nport (plain) and $tport (TLS, the certificate above) and
+# the upstream on UPSTREAM_PORT; every file it writes in DIR.
+start_nginx() {
+	mkdir -p "$1"
+	sed -e "s|^\([[:space:]]*\)listen 80;|\1listen 127.0.0.1:$nport;\n\1listen 127.0.0.1:$tport ssl;\n\1ssl_certificate $tmp/cert.pem;\n\1ssl_certificate_key $tmp/key.pem;|" \
+	    -e "s|^\([[:space:]]*\)server 127\.0\.0\.1:8080;|\1server 127.0.0.1:$2;|" \
+	    docs/nginx.conf >"$1/libmcp.conf"
+	nginx_main "$1" "$1/libmcp.conf"
+	nginx -p "$1/" -c "$1/nginx.conf" -e "$1/error.log" >"$1/nginx.out" 2>&1 &
+	npid=$!
+	pids="$pids $npid"
+	_i=0
+	while [ $_i -lt 50 ] && ! curl -s -o /dev/null http://127.0.0.1:$nport/; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+}
+start_nginx "$tmp/nginx1" "$dport"
 N=http://127.0.0.1:$nport
 S=https://127.0.0.1:$tport
 run "nginx: http list" 0 "tool      echo" "$CALL" --url $N/mcp list
@@ -271,6 +299,12 @@ serve "$tmp/conf.log" "$CONFORMANCE_SERVER" --http 127.0.0.1:0
 cport=$(logged_port "$tmp/conf.log" "$spid") || bail "conformance-server --http starts"
 run "conformance-server: http list" 0 "tool      test_simple_text" "$CALL" --url http://127.0.0.1:$cport/mcp list
 run "conformance-server: sse list" 0 "tool      test_simple_text" "$CALL" --transport sse --url http://127.0.0.1:$cport/sse list
+kill -TERM "$npid" 2>/dev/null
+wait "$npid" 2>/dev/null
+start_nginx "$tmp/nginx2" "$cport"
+run "conformance-server through nginx: http call" 0 "This is a simple text response for testing." "$CALL" --url $N/mcp call test_simple_text
+run "conformance-server through nginx: sse call" 0 "This is a simple text response for testing." "$CALL" --transport sse --url $N/sse call test_simple_text
+run "conformance-server through nginx: https" 0 "tool      test_simple_text" "$CALL" --cacert "$tmp/cert.pem" --url $S/mcp list
 
 # ---- HTTP, the TypeScript SDK's servers ----------------------------------------
 
@@ -339,11 +373,8 @@ for q in ok multidata drop legacy silent wrongtype; do
 		err_has "quirk wrongtype: says so" "non-JSON, non-SSE"
 		;;
 	esac
-	# And mcp-call under valgrind on the same server: no error, no leak.
-	timeout -k 5 120 valgrind -q --leak-check=full --errors-for-leak-kinds=definite \
-	    --error-exitcode=99 "$CALL" --timeout 2 --url $U call q >"$tmp/vg.out" 2>"$tmp/vg.err"
-	[ $? -ne 99 ] && ! grep -q '==[0-9]*==' "$tmp/vg.err"
-	ok $? "valgrind: mcp-call against quirk http $q" "$tmp/vg.err"
+	# And mcp-call checked for memory errors on the same server.
+	memcheck "memcheck: mcp-call against quirk http $q" "$CALL" --timeout 2 --url $U call q
 	kill -TERM "$spid" 2>/dev/null
 	wait "$spid" 2>/dev/null
 done
