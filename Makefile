@@ -254,7 +254,7 @@ bench: all
 
 install: config.mk
 	@$(MAKE) --no-print-directory $(B)/libmcp.a $(B)/libmcp.so \
-		$(B)/mcp-demo $(B)/mcp-bench
+		$(B)/mcp-demo $(B)/mcp-call $(B)/mcp-bench
 	@$(MAKE) --no-print-directory install-files
 
 # A program built with pkg-config against a prefix the dynamic linker
@@ -281,7 +281,8 @@ install-files:
 	@if [ -z "$(DESTDIR)" ] && [ -z "$(PC_RPATH)" ] && \
 	    [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null 2>&1; then \
 		echo "  LDCONFIG"; ldconfig; fi
-	install -m 755 $(B)/mcp-demo $(B)/mcp-bench $(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-bench \
+		$(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -m 644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
@@ -291,7 +292,8 @@ uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libmcp.* \
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/mcp.pc \
 		$(DESTDIR)$(PREFIX)/include/mcp.h \
-		$(DESTDIR)$(PREFIX)/bin/mcp-demo $(DESTDIR)$(PREFIX)/bin/mcp-bench \
+		$(DESTDIR)$(PREFIX)/bin/mcp-demo $(DESTDIR)$(PREFIX)/bin/mcp-call \
+		$(DESTDIR)$(PREFIX)/bin/mcp-bench \
 		$(DESTDIR)$(PREFIX)/share/man/man1/mcp-*.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man3/mcp_*.3 \
 		$(DESTDIR)$(PREFIX)/share/man/man7/mcp.7

@@ -441,7 +441,7 @@ MCP_EXTERN int		 mcp_result_completion_total(mcp_call *call,
 /* ---- Client ----------------------------------------------------------- */
 
 /*
- * The other side of the wire: mcp_client(3). A client speaks to one
+ * The other side of the wire: mcp_client_new(3). A client speaks to one
  * server, over stdio (a child process) or a URL (Streamable HTTP, with
  * the fallback to legacy HTTP+SSE, or SSE forced). Two ways to use it:
  *  - synchronous: the client runs its own loop on a thread of its own;

@@ -163,6 +163,8 @@ compile_app() {
 	ok $? "$1 compiles with -Werror" "$tmp/cc"
 }
 compile_app tools/mcp-demo.c "$MCP_BUILD/mcp-demo"
+compile_app tools/mcp-call.c "$MCP_BUILD/mcp-call"
+compile_app bench/client-bench.c "$MCP_BUILD/client-bench"
 compile_app tools/mcp-bench.c "$MCP_BUILD/mcp-bench"
 compile_app bench/floor-stdio.c "$MCP_BUILD/floor-stdio"
 compile_app bench/progress-server.c "$MCP_BUILD/progress-server"

@@ -81,10 +81,10 @@ start_http(struct proc *p, char *const argv[], int from_stderr)
 		len += (size_t)n;
 		buf[len] = '\0';
 		if ((s = strstr(buf, "PORT ")) != NULL && strchr(s, '\n'))
-			p->port = atoi(s + 5);
+			p->port = (int)strtol(s + 5, NULL, 10);
 		else if ((s = strstr(buf, "http://127.0.0.1:")) != NULL &&
 		    strchr(s, '\n'))
-			p->port = atoi(s + 17);
+			p->port = (int)strtol(s + 17, NULL, 10);
 	}
 	/* The rest of its output: to a reader that throws it away. */
 	if (fork() == 0) {
@@ -153,7 +153,7 @@ metric(int port, const char *prefix)
 	if (s == NULL)
 		return 0;
 	s = strchr(s, ' ');
-	return s != NULL ? atof(s) : -1;
+	return s != NULL ? strtod(s, NULL) : -1;
 }
 
 /* ---- Helpers --------------------------------------------------------- */
@@ -485,11 +485,11 @@ peer_tests(const char *mode, const char *flag)
 	    json_object_get(res, "structuredContent"), "sum")) == 5,
 	    "%s: add gives structuredContent", what);
 	json_decref(res);
-	rc = mcp_client_call_tool_new(c, "fail", NULL, &res);
+	rc = mcp_client_call_tool_new(c, "fail", json_object(), &res);
 	ok(rc == MCP_OK && json_is_true(json_object_get(res, "isError")),
 	    "%s: isError comes back as a result", what);
 	json_decref(res);
-	rc = mcp_client_call_tool_new(c, "nonesuch", NULL, &res);
+	rc = mcp_client_call_tool_new(c, "nonesuch", json_object(), &res);
 	ok(rc == MCP_ESERVER || (rc == MCP_OK && json_is_true(
 	    json_object_get(res, "isError"))), "%s: an unknown tool is an "
 	    "error", what);
@@ -517,12 +517,12 @@ peer_tests(const char *mode, const char *flag)
 		    "sampled: hi", "%s: sampling/createMessage reaches the "
 		    "handler, and its answer the tool", what);
 		json_decref(res);
-		rc = mcp_client_call_tool_new(c, "elicit", NULL, &res);
+		rc = mcp_client_call_tool_new(c, "elicit", json_object(), &res);
 		ok(rc == MCP_OK && text_of(res) != NULL &&
 		    strstr(text_of(res), "Ada") != NULL, "%s: an elicitation "
 		    "answered later from another thread", what);
 		json_decref(res);
-		rc = mcp_client_call_tool_new(c, "roots", NULL, &res);
+		rc = mcp_client_call_tool_new(c, "roots", json_object(), &res);
 		ok(rc == MCP_OK && text_of(res) != NULL &&
 		    strstr(text_of(res), "file:///tmp/project") != NULL,
 		    "%s: roots/list answered from the roots set", what);
@@ -610,7 +610,12 @@ main(void)
 	    strstr(text_of(res), "invalid arguments") != NULL, "stdio: bad "
 	    "arguments: a tool error, as 2025-11-25 has it");
 	json_decref(res);
-	rc = mcp_client_request_new(c, "nonesuch/method", NULL, &res);
+	rc = mcp_client_call_tool_new(c, "echo", NULL, &res);
+	ok(rc == MCP_ENOMEM && json_integer_value(json_object_get(res,
+	    "code")) == MCP_ENOMEM, "a NULL json_t (a failed constructor) is "
+	    "MCP_ENOMEM, as every _new function has it");
+	json_decref(res);
+	rc = mcp_client_request_new(c, "nonesuch/method", json_object(), &res);
 	ok(rc == MCP_ESERVER && json_integer_value(json_object_get(res,
 	    "code")) == MCP_RPC_METHOD_NOT_FOUND, "stdio: an unknown method: "
 	    "MCP_ESERVER with the server's error object");
@@ -682,7 +687,7 @@ main(void)
 
 		c = stdio_client(argv_die, "10", &rc);
 		t0 = now();
-		rc = mcp_client_call_tool_new(c, "q", NULL, &res);
+		rc = mcp_client_call_tool_new(c, "q", json_object(), &res);
 		ok(rc == MCP_EIO && now() - t0 < 2 && strstr(
 		    json_string_value(json_object_get(res, "message")),
 		    "status 3") != NULL, "a server that dies mid-call: the "
@@ -820,10 +825,10 @@ main(void)
 
 		if (start_http(&p, argv_g, 0) == 0) {
 			c = url_client(p.port, "/mcp", NULL, &rc);
-			rc = mcp_client_call_tool_new(c, "q", NULL, &res);
+			rc = mcp_client_call_tool_new(c, "q", json_object(), &res);
 			json_decref(res);
 			is_int(rc, MCP_OK, "gone: the first call");
-			rc = mcp_client_call_tool_new(c, "q", NULL, &res);
+			rc = mcp_client_call_tool_new(c, "q", json_object(), &res);
 			is_str(rc == MCP_OK ? text_of(res) : "failed", "ok",
 			    "gone: a 404 for the session opens a new one, "
 			    "and the call goes through");
@@ -835,7 +840,7 @@ main(void)
 		}
 		if (start_http(&p, argv_d, 0) == 0) {
 			c = url_client(p.port, "/mcp", NULL, &rc);
-			rc = mcp_client_call_tool_new(c, "q", NULL, &res);
+			rc = mcp_client_call_tool_new(c, "q", json_object(), &res);
 			is_str(rc == MCP_OK ? text_of(res) : "failed", "ok",
 			    "drop: the dropped stream is resumed");
 			json_decref(res);
@@ -853,7 +858,7 @@ main(void)
 			    "the client falls back to GET /sse");
 			is_str(mcp_client_transport(c), "sse", "legacy: on "
 			    "the SSE transport");
-			rc = mcp_client_call_tool_new(c, "q", NULL, &res);
+			rc = mcp_client_call_tool_new(c, "q", json_object(), &res);
 			is_str(rc == MCP_OK ? text_of(res) : "failed", "ok",
 			    "legacy: calls work");
 			json_decref(res);

@@ -45,11 +45,12 @@ static const char usage_text[] =
 "Options:\n"
 "  --url URL               an HTTP server (Streamable HTTP, falling back\n"
 "                          to legacy SSE)\n"
-"  --transport T           stdio, http or sse\n"
+"  --transport T           stdio, http (Streamable HTTP, falling back to\n"
+"                          SSE; the default with --url) or sse (legacy)\n"
 "  --header 'K: V'         an HTTP header (repeatable); $NAME in V is\n"
 "                          taken from the environment\n"
-"  --timeout S             seconds to wait for each answer (default 30);\n"
-"                          progress from the server starts it again\n"
+"  --timeout S             seconds to wait for each answer (default 30),\n"
+"                          and to connect; progress starts it again\n"
 "  --max-time S            seconds a request may last, progress or not\n"
 "  --args JSON             the arguments of call or prompt, as an object\n"
 "  --json                  the raw result on stdout\n"
@@ -58,7 +59,8 @@ static const char usage_text[] =
 "  --cacert FILE           CA certificates for https\n"
 "  --insecure              do not verify the server's certificate\n"
 "  --max-message BYTES     the largest message taken (default 4M)\n"
-"  -v                      every JSON-RPC message, both ways, on stderr\n"
+"  -v, --verbose           every JSON-RPC message, both ways, on stderr,\n"
+"                          and what the client decides (resume, fallback)\n"
 "  -h, --help              this text\n"
 "  --version               the version\n"
 "\n"
@@ -357,44 +359,49 @@ has_cap(mcp_client *c, const char *name)
 	    NULL;
 }
 
+/* One list, into ALL[KEY] for --json, else printed a thing a line. */
 static int
-cmd_list(mcp_client *c, int tools_only)
+one_list(mcp_client *c, int (*fn)(mcp_client *, json_t **),
+    const char *kind, const char *key, const char *namekey, json_t *all)
 {
 	json_t	*v = NULL;
 	int	 rc;
 
-	if (has_cap(c, "tools") || tools_only) {
-		rc = mcp_client_list_tools(c, &v);
-		if (rc != MCP_OK)
-			return fail(c, rc, v);
-		if (raw_json && tools_only)
-			print_json(v);
-		else
-			print_items(tools_only ? NULL : "tool", v, "name");
-		json_decref(v);
-	}
-	if (tools_only)
-		return EX_OK;
-	if (has_cap(c, "resources")) {
-		rc = mcp_client_list_resources(c, &v);
-		if (rc != MCP_OK)
-			return fail(c, rc, v);
-		print_items("resource", v, "uri");
-		json_decref(v);
-		rc = mcp_client_list_templates(c, &v);
-		if (rc != MCP_OK)
-			return fail(c, rc, v);
-		print_items("template", v, "uriTemplate");
-		json_decref(v);
-	}
-	if (has_cap(c, "prompts")) {
-		rc = mcp_client_list_prompts(c, &v);
-		if (rc != MCP_OK)
-			return fail(c, rc, v);
-		print_items("prompt", v, "name");
+	rc = fn(c, &v);
+	if (rc != MCP_OK)
+		return fail(c, rc, v);
+	if (all != NULL)
+		json_object_set_new(all, key, v);
+	else {
+		print_items(kind, v, namekey);
 		json_decref(v);
 	}
 	return EX_OK;
+}
+
+/* list: what the server's capabilities say it has; tools: the tools. */
+static int
+cmd_list(mcp_client *c, int tools_only)
+{
+	json_t	*all = raw_json ? json_object() : NULL;
+	int	 ex = EX_OK;
+
+	if (tools_only || has_cap(c, "tools"))
+		ex = one_list(c, mcp_client_list_tools, tools_only ? NULL :
+		    "tool", "tools", "name", all);
+	if (!tools_only && ex == EX_OK && has_cap(c, "resources"))
+		ex = one_list(c, mcp_client_list_resources, "resource",
+		    "resources", "uri", all);
+	if (!tools_only && ex == EX_OK && has_cap(c, "resources"))
+		ex = one_list(c, mcp_client_list_templates, "template",
+		    "resourceTemplates", "uriTemplate", all);
+	if (!tools_only && ex == EX_OK && has_cap(c, "prompts"))
+		ex = one_list(c, mcp_client_list_prompts, "prompt", "prompts",
+		    "name", all);
+	if (all != NULL && ex == EX_OK)
+		print_json(tools_only ? json_object_get(all, "tools") : all);
+	json_decref(all);
+	return ex;
 }
 
 int
@@ -432,10 +439,10 @@ main(int argc, char **argv)
 		nopt = 1;
 		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
 			fputs(usage_text, stdout);
-			return EX_OK;
+			goto quit;
 		} else if (strcmp(a, "--version") == 0) {
 			printf("mcp-call %s\n", mcp_version());
-			return EX_OK;
+			goto quit;
 		} else if (strcmp(a, "-v") == 0 || strcmp(a, "--verbose") == 0) {
 			verbose = 1;
 			nopt = 0;
@@ -448,12 +455,17 @@ main(int argc, char **argv)
 		} else if (a[0] == '-' && a[1] == '-' && v == NULL) {
 			usage_error("%s needs a value", a);
 		} else if (strcmp(a, "--url") == 0) {
+			if (strncmp(v, "http://", 7) != 0 &&
+			    strncmp(v, "https://", 8) != 0)
+				usage_error("--url '%s' is not http:// or "
+				    "https://", v);
 			url = v;
 		} else if (strcmp(a, "--transport") == 0) {
 			transport = v;
 			if (strcmp(v, "stdio") != 0 && strcmp(v, "http") != 0 &&
 			    strcmp(v, "sse") != 0)
-				usage_error("unknown transport '%s'", v);
+				usage_error("unknown transport '%s' (stdio, "
+				    "http, sse)", v);
 		} else if (strcmp(a, "--header") == 0) {
 			h = expand(v);
 			if (h == NULL || mcp_client_set_option(c, "header", h) !=
@@ -479,13 +491,17 @@ main(int argc, char **argv)
 			if (mcp_client_set_option(c, "protocol", v) != MCP_OK)
 				usage_error("unknown protocol version '%s'", v);
 		} else if (strcmp(a, "--log-level") == 0) {
-			if (mcp_log_level_parse(v) < 0 &&
+			/* The protocol's eight (syslog's), not libmcp's. */
+			if (strcmp(v, "debug") != 0 && strcmp(v, "info") != 0 &&
+			    strcmp(v, "notice") != 0 &&
 			    strcmp(v, "warning") != 0 &&
 			    strcmp(v, "error") != 0 &&
 			    strcmp(v, "critical") != 0 &&
 			    strcmp(v, "alert") != 0 &&
 			    strcmp(v, "emergency") != 0)
-				usage_error("unknown log level '%s'", v);
+				usage_error("unknown log level '%s' (debug, "
+				    "info, notice, warning, error, critical, "
+				    "alert, emergency)", v);
 			level = v;
 		} else if (strcmp(a, "--cacert") == 0) {
 			(void)mcp_client_set_option(c, "cacert", v);
@@ -529,8 +545,10 @@ main(int argc, char **argv)
 		usage_error("%s", "complete needs REF and ARG=VALUE");
 
 	tty_progress = isatty(2);
-	if (verbose)
+	if (verbose) {
 		(void)mcp_client_on_trace(c, trace, NULL);
+		mcp_log_set_level(MCP_LOG_INFO);
+	}
 	(void)mcp_client_on_progress(c, progress, NULL);
 	(void)mcp_client_on_notification(c, notified, NULL);
 	if (transport != NULL && url != NULL)
@@ -542,8 +560,8 @@ main(int argc, char **argv)
 	if (rc != MCP_OK) {
 		fprintf(stderr, "mcp-call: %s\n", mcp_client_error(c) != NULL ?
 		    mcp_client_error(c) : mcp_strerror(rc));
-		mcp_client_free(c);
-		return EX_FAIL;
+		ex = EX_FAIL;
+		goto out;
 	}
 	if (level != NULL) {
 		rc = mcp_client_request_new(c, "logging/setLevel",
@@ -666,7 +684,7 @@ main(int argc, char **argv)
 		struct timespec t0, t1;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		rc = mcp_client_request_new(c, "ping", NULL, &res);
+		rc = mcp_client_request_new(c, "ping", json_object(), &res);
 		if (rc != MCP_OK) {
 			ex = fail(c, rc, res);
 			goto out;
@@ -692,6 +710,7 @@ out:
 	json_decref(args);
 	fflush(stdout);
 	clear_bar();
+quit:
 	mcp_client_free(c);
 	free(words);
 	return ex;

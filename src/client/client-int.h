@@ -147,6 +147,7 @@ struct mcp_client {
 	char			*instructions;
 	char			 err[256];	/* why connecting failed */
 	int			 connect_rc;
+	struct waiter		*connect_wait;	/* a blocking connect's */
 
 	/* The transport. */
 	const struct ctransport_ops *ops;

@@ -18,6 +18,10 @@
 #include "client/client-int.h"
 
 static void	 run_queue(struct mcp_client *);
+static int	 request(struct mcp_client *, const char *, json_t *,
+		    json_t **);
+static int	 notify(struct mcp_client *, const char *, json_t *);
+static void	 connect_signal(struct mcp_client *, int);
 static void	 start_request(struct mcp_client *, struct creq *);
 static void	 send_initialize(struct mcp_client *);
 
@@ -154,7 +158,10 @@ mcp__client_lost(struct mcp_client *c, int rc, const char *why)
 		c->connect_rc = rc;
 	MCP_LOG(MCP_LOG_INFO, "client: %s", c->err);
 	c->state = CS_LOST;
-	fail_all(c, rc, c->err);
+	/* A refused initialize is the connection's end, not an answer: what
+	 * waited for it fails as not connected. */
+	fail_all(c, rc == MCP_ESERVER ? MCP_EIO : rc, c->err);
+	connect_signal(c, c->connect_rc);
 }
 
 /* ---- Timeouts -------------------------------------------------------- */
@@ -228,13 +235,14 @@ build(struct mcp_client *c, struct creq *r)
 
 	if (r->params != NULL)
 		meta = json_object_get(r->params, "_meta");
+	/* The token is always the id: progress is matched by it, and a
+	 * caller's own token could name another request. */
 	if (want && json_is_object(meta)) {
-		if (json_object_get(meta, "progressToken") == NULL)
-			json_object_set_new(meta, "progressToken",
-			    json_integer(r->pe.id));
+		json_object_set_new(meta, "progressToken",
+		    json_integer(r->pe.id));
 		want = 0;
 	} else if (meta != NULL) {
-		want = 0;	/* the caller's own: left as it is */
+		want = 0;	/* not an object: the server will say */
 	}
 	n = mcp__fmt_int(num, r->pe.id);
 	rc = mcp__buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"id\":");
@@ -297,8 +305,9 @@ static void
 start_request(struct mcp_client *c, struct creq *r)
 {
 	if (c->state == CS_LOST || c->state == CS_CLOSED) {
-		finish_err(c, r, c->connect_rc != MCP_OK ? c->connect_rc :
-		    MCP_EIO, c->err[0] != '\0' ? c->err : "not connected");
+		finish_err(c, r, c->connect_rc != MCP_OK && c->connect_rc !=
+		    MCP_ESERVER ? c->connect_rc : MCP_EIO, c->err[0] != '\0' ?
+		    c->err : "not connected");
 		return;
 	}
 	if (build(c, r) != MCP_OK) {
@@ -381,10 +390,14 @@ release_held(struct mcp_client *c)
 	while ((r = rev) != NULL) {
 		rev = r->next;
 		r->next = NULL;
-		if (c->state == CS_READY)
+		if (r->op == OP_NOTIFY) {
+			send_body(c, r->body, r->len);
+			creq_free(r);
+		} else if (c->state == CS_READY) {
 			transmit(c, r);
-		else
+		} else {
 			start_request(c, r);
+		}
 	}
 }
 
@@ -444,6 +457,7 @@ init_done(struct mcp_client *c, int rc, json_t *result, void *udata)
 	}
 	c->ops->ready(c);
 	release_held(c);
+	connect_signal(c, MCP_OK);
 }
 
 static void
@@ -594,8 +608,8 @@ on_request(struct mcp_client *c, json_t *id, const char *method,
 		return;
 	}
 	h = handler_of(c, method);
-	if (h == NULL && strcmp(method, "roots/list") == 0 &&
-	    c->roots != NULL) {
+	if (strcmp(method, "roots/list") == 0 && c->roots != NULL) {
+		/* Roots set win over a handler: they were set later. */
 		pthread_mutex_lock(&c->lock);
 		res = json_pack("{s:O}", "roots", c->roots);
 		pthread_mutex_unlock(&c->lock);
@@ -814,6 +828,12 @@ run_op(struct mcp_client *c, struct creq *r)
 		start_request(c, r);
 		return;
 	case OP_NOTIFY:
+		if (!r->internal && (c->state == CS_NEW || c->state == CS_INIT)) {
+			/* After notifications/initialized, in order. */
+			r->next = c->held;
+			c->held = r;
+			return;
+		}
 		send_body(c, r->body, r->len);
 		break;
 	case OP_CANCEL:
@@ -1036,7 +1056,7 @@ mcp_client_set_option(mcp_client *c, const char *name, const char *value)
 		c->cacert = strdup(value);
 		return c->cacert != NULL ? MCP_OK : MCP_ENOMEM;
 	}
-	return MCP_ENOENT;
+	return MCP_EINVAL;		/* no such option, as the server's */
 }
 
 int
@@ -1137,7 +1157,7 @@ mcp_client_set_roots_new(mcp_client *c, json_t *roots)
 		c->roots = roots;
 		return MCP_OK;
 	}
-	if (c->roots == NULL) {
+	if (c->roots == NULL && handler_of(c, "roots/list") == NULL) {
 		/* The capability was not declared: too late now. */
 		json_decref(roots);
 		return MCP_ESTATE;
@@ -1148,8 +1168,7 @@ mcp_client_set_roots_new(mcp_client *c, json_t *roots)
 	c->roots = roots;
 	pthread_mutex_unlock(&c->lock);
 	json_decref(old);
-	return mcp_client_notify_new(c, "notifications/roots/list_changed",
-	    NULL);
+	return notify(c, "notifications/roots/list_changed", NULL);
 }
 
 /* ---- Public: connecting ---------------------------------------------- */
@@ -1184,6 +1203,22 @@ waiter_wait(struct waiter *w)
 	pthread_cond_destroy(&w->cv);
 }
 
+/* The initialization ended with RC: a blocking connect learns it. */
+static void
+connect_signal(struct mcp_client *c, int rc)
+{
+	struct waiter	*w = c->connect_wait;
+
+	if (w == NULL)
+		return;
+	c->connect_wait = NULL;
+	pthread_mutex_lock(&w->m);
+	w->rc = rc;
+	w->done = 1;
+	pthread_cond_signal(&w->cv);
+	pthread_mutex_unlock(&w->m);
+}
+
 static void
 waiter_cb(mcp_client *c, int rc, json_t *result, void *udata)
 {
@@ -1201,15 +1236,13 @@ waiter_cb(mcp_client *c, int rc, json_t *result, void *udata)
 /*
  * Both connects end here: the transport chosen, the loop set up (ours
  * on a new thread when the caller gave none), initialize sent. The
- * synchronous use waits for the initialization with a ping queued
- * behind it, which is answered (or fails) only once it is done.
+ * synchronous use waits for the initialization's end (connect_signal).
  */
 static int
 connect_start(struct mcp_client *c)
 {
 	struct creq	*r;
-	json_t		*res = NULL;
-	int		 rc;
+	struct waiter	 w;
 
 	if (c->loop == NULL) {
 		c->loop = ev_loop_new(EVFLAG_AUTO);
@@ -1232,19 +1265,23 @@ connect_start(struct mcp_client *c)
 	}
 	/* Set before the thread exists, so that no op runs on this one. */
 	c->thread_started = 1;
+	waiter_init(&w);
+	c->connect_wait = &w;
 	if (pthread_create(&c->thread, NULL, loop_thread, c) != 0) {
 		c->thread_started = 0;
+		c->connect_wait = NULL;
+		pthread_mutex_destroy(&w.m);
+		pthread_cond_destroy(&w.cv);
 		creq_free(r);
 		snprintf(c->err, sizeof(c->err), "pthread_create: %s",
 		    strerror(errno));
 		return MCP_ESYS;
 	}
 	submit(c, r);
-	rc = mcp_client_request_new(c, "ping", NULL, &res);
-	json_decref(res);
-	if (c->state != CS_READY)
-		return c->connect_rc != MCP_OK ? c->connect_rc : rc;
-	return MCP_OK;
+	/* Until the initialization ends, one way or the other; its own
+	 * timeout bounds the wait. */
+	waiter_wait(&w);
+	return w.rc;
 }
 
 int
@@ -1342,9 +1379,15 @@ mcp_client_transport(mcp_client *c)
 
 /* ---- Public: requests ------------------------------------------------ */
 
-int
-mcp_client_request_async_new(mcp_client *c, const char *method,
-    json_t *params, mcp_client_cb cb, void *udata, long long *idp)
+/*
+ * The requests behind every public one. PARAMS (stolen) may be NULL
+ * here, for none: the library's own ping and first list page. The
+ * public _new functions take NULL for a failed constructor, as the
+ * house rule (mcp.h) has it, and so refuse it with MCP_ENOMEM.
+ */
+static int
+request_async(struct mcp_client *c, const char *method, json_t *params,
+    mcp_client_cb cb, void *udata, long long *idp)
 {
 	struct creq	*r;
 
@@ -1377,7 +1420,19 @@ mcp_client_request_async_new(mcp_client *c, const char *method,
 }
 
 int
-mcp_client_request_new(mcp_client *c, const char *method, json_t *params,
+mcp_client_request_async_new(mcp_client *c, const char *method,
+    json_t *params, mcp_client_cb cb, void *udata, long long *idp)
+{
+	if (params == NULL) {
+		if (idp != NULL)
+			*idp = -1;
+		return MCP_ENOMEM;
+	}
+	return request_async(c, method, params, cb, udata, idp);
+}
+
+static int
+request(struct mcp_client *c, const char *method, json_t *params,
     json_t **result)
 {
 	struct waiter	 w;
@@ -1393,8 +1448,7 @@ mcp_client_request_new(mcp_client *c, const char *method, json_t *params,
 		return MCP_ESTATE;
 	}
 	waiter_init(&w);
-	rc = mcp_client_request_async_new(c, method, params, waiter_cb, &w,
-	    NULL);
+	rc = request_async(c, method, params, waiter_cb, &w, NULL);
 	if (rc != MCP_OK) {
 		pthread_mutex_destroy(&w.m);
 		pthread_cond_destroy(&w.cv);
@@ -1408,6 +1462,25 @@ mcp_client_request_new(mcp_client *c, const char *method, json_t *params,
 	else
 		json_decref(w.result);
 	return w.rc;
+}
+
+/* A NULL constructor's result, as every _new function reports it. */
+static int
+refuse_null(json_t **result)
+{
+	if (result != NULL)
+		*result = err_object(MCP_ENOMEM, "a NULL json_t: out of memory "
+		    "(pass json_object() for none)");
+	return MCP_ENOMEM;
+}
+
+int
+mcp_client_request_new(mcp_client *c, const char *method, json_t *params,
+    json_t **result)
+{
+	if (params == NULL)
+		return refuse_null(result);
+	return request(c, method, params, result);
 }
 
 int
@@ -1431,9 +1504,10 @@ mcp_client_cancel(mcp_client *c, long long id, const char *reason)
 	return MCP_OK;
 }
 
-/* A ready-made message body (a notification, a reply) to the loop. */
+/* A ready-made message body to the loop: a notification, held until
+ * the initialization is done, or a reply (REPLY), sent at once. */
 static int
-submit_body(struct mcp_client *c, char *body)
+submit_body(struct mcp_client *c, char *body, int reply)
 {
 	struct creq	*r;
 
@@ -1446,6 +1520,7 @@ submit_body(struct mcp_client *c, char *body)
 	}
 	r->body = body;
 	r->len = strlen(body);
+	r->internal = reply;
 	submit(c, r);
 	return MCP_OK;
 }
@@ -1453,13 +1528,20 @@ submit_body(struct mcp_client *c, char *body)
 int
 mcp_client_notify_new(mcp_client *c, const char *method, json_t *params)
 {
-	json_t	*msg;
-	char	*body;
-
-	if (c == NULL) {
+	if (c == NULL || params == NULL) {
 		json_decref(params);
 		return MCP_ENOMEM;
 	}
+	return notify(c, method, params);
+}
+
+/* A notification; PARAMS (stolen) NULL for none. */
+static int
+notify(struct mcp_client *c, const char *method, json_t *params)
+{
+	json_t	*msg;
+	char	*body;
+
 	if (method == NULL || (params != NULL && !json_is_object(params))) {
 		json_decref(params);
 		return MCP_EINVAL;
@@ -1467,6 +1549,10 @@ mcp_client_notify_new(mcp_client *c, const char *method, json_t *params)
 	if (c->ops == NULL) {
 		json_decref(params);
 		return MCP_ESTATE;
+	}
+	if (c->state == CS_LOST || c->state == CS_CLOSED) {
+		json_decref(params);
+		return MCP_EIO;
 	}
 	msg = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", method);
 	if (msg != NULL && params != NULL)
@@ -1476,7 +1562,7 @@ mcp_client_notify_new(mcp_client *c, const char *method, json_t *params)
 		return MCP_ENOMEM;
 	body = json_dumps(msg, JSON_COMPACT);
 	json_decref(msg);
-	return submit_body(c, body);
+	return submit_body(c, body, 0);
 }
 
 /* Takes RP off the client's list; 0 when it was answered already. */
@@ -1509,15 +1595,17 @@ mcp_client_reply_result(mcp_client_reply *rp, json_t *result)
 		json_decref(result);
 		return MCP_EINVAL;
 	}
-	if (result == NULL)
-		return mcp_client_reply_error(rp, MCP_RPC_INTERNAL_ERROR,
+	if (result == NULL) {
+		(void)mcp_client_reply_error(rp, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
+		return MCP_ENOMEM;
+	}
 	live = reply_take(rp);
 	rc = live ? mcp__rpc_result(&b, rp->id, result) : MCP_ESTATE;
 	json_decref(result);
 	json_decref(rp->id);
 	if (rc == MCP_OK)
-		rc = submit_body(rp->c, mcp__buf_steal(&b, NULL));
+		rc = submit_body(rp->c, mcp__buf_steal(&b, NULL), 1);
 	mcp__buf_free(&b);
 	free(rp);
 	return rc;
@@ -1536,7 +1624,7 @@ mcp_client_reply_error(mcp_client_reply *rp, int code, const char *message)
 	    message : "error", NULL) : MCP_ESTATE;
 	json_decref(rp->id);
 	if (rc == MCP_OK)
-		rc = submit_body(rp->c, mcp__buf_steal(&b, NULL));
+		rc = submit_body(rp->c, mcp__buf_steal(&b, NULL), 1);
 	mcp__buf_free(&b);
 	free(rp);
 	return rc;
@@ -1555,7 +1643,10 @@ list_all(struct mcp_client *c, const char *method, const char *key,
 	json_t	*all, *res, *page, *next, *params;
 	char	*cursor = NULL;
 	int	 rc, pages = 0;
+	json_t	*discard = NULL;
 
+	if (out == NULL)
+		out = &discard;
 	*out = NULL;
 	all = json_array();
 	if (all == NULL)
@@ -1563,11 +1654,12 @@ list_all(struct mcp_client *c, const char *method, const char *key,
 	for (;;) {
 		params = cursor != NULL ? json_pack("{s:s}", "cursor",
 		    cursor) : NULL;
-		rc = mcp_client_request_new(c, method, params, &res);
+		rc = request(c, method, params, &res);
 		if (rc != MCP_OK) {
 			json_decref(all);
 			free(cursor);
 			*out = res;
+			json_decref(discard);
 			return rc;
 		}
 		page = json_object_get(res, key);
@@ -1605,6 +1697,7 @@ list_all(struct mcp_client *c, const char *method, const char *key,
 	}
 	free(cursor);
 	*out = all;
+	json_decref(discard);
 	return MCP_OK;
 }
 
@@ -1640,16 +1733,15 @@ named(struct mcp_client *c, const char *method, const char *name,
 {
 	json_t	*params;
 
-	if (name == NULL || (args != NULL && !json_is_object(args))) {
+	if (args == NULL)
+		return refuse_null(result);
+	if (name == NULL || !json_is_object(args)) {
 		json_decref(args);
 		if (result != NULL)
 			*result = err_object(MCP_EINVAL, NULL);
 		return MCP_EINVAL;
 	}
-	params = json_pack("{s:s}", "name", name);
-	if (params != NULL && args != NULL)
-		json_object_set(params, "arguments", args);
-	json_decref(args);
+	params = json_pack("{s:s, s:o}", "name", name, "arguments", args);
 	return mcp_client_request_new(c, method, params, result);
 }
 
@@ -1688,6 +1780,8 @@ mcp_client_complete_new(mcp_client *c, json_t *ref, const char *arg,
 
 	if (result != NULL)
 		*result = NULL;
+	if (ref == NULL)
+		return refuse_null(result);
 	if (!json_is_object(ref) || arg == NULL || value == NULL) {
 		json_decref(ref);
 		if (result != NULL)
@@ -1696,7 +1790,7 @@ mcp_client_complete_new(mcp_client *c, json_t *ref, const char *arg,
 	}
 	params = json_pack("{s:o, s:{s:s, s:s}}", "ref", ref, "argument",
 	    "name", arg, "value", value);
-	rc = mcp_client_request_new(c, "completion/complete", params, &res);
+	rc = request(c, "completion/complete", params, &res);
 	if (rc == MCP_OK && !json_is_object(json_object_get(res,
 	    "completion"))) {
 		json_decref(res);
@@ -1723,7 +1817,7 @@ simple(struct mcp_client *c, const char *method, json_t *params)
 	json_t	*res = NULL;
 	int	 rc;
 
-	rc = mcp_client_request_new(c, method, params, &res);
+	rc = request(c, method, params, &res);
 	json_decref(res);
 	return rc;
 }

@@ -309,6 +309,8 @@ event_cb(void *arg, const char *event, const char *data, size_t len,
 	}
 	if (strcmp(event, "message") != 0 || len == 0)
 		return;		/* a priming event, or one of no concern */
+	/* The stream moves on: a later drop may be resumed afresh. */
+	x->resumes = 0;
 	mcp__client_input(h->c, data, len);
 }
 
@@ -406,14 +408,16 @@ describe(struct xfer *x, CURLcode res, char *out, size_t len)
 
 		text[i] = ch < 0x20 || ch == 0x7f ? ' ' : (char)ch;
 	}
+	while (n > 0 && text[n - 1] == ' ')
+		n--;		/* a body's own line end */
 	text[n] = '\0';
 	if (x->status == 401)
-		snprintf(out, len, "HTTP 401 (unauthorized)%s%s%s%s",
+		snprintf(out, len, "HTTP 401 (unauthorized)%s%.200s%s%.150s",
 		    x->www_auth[0] != '\0' ? "; WWW-Authenticate: " : "",
 		    x->www_auth, n > 0 ? ": " : "", text);
 	else
-		snprintf(out, len, "HTTP %ld%s%s", x->status, n > 0 ? ": " : "",
-		    text);
+		snprintf(out, len, "HTTP %ld%s%.190s", x->status, n > 0 ? ": " :
+		    "", text);
 }
 
 /* A GET that takes up X's stream where it dropped, at its last id. */
