@@ -100,23 +100,6 @@ enum {
 	ROUTE_MCP
 };
 
-/* Routes, as counted and logged. */
-enum {
-	HTTP_R_MCP, HTTP_R_SSE, HTTP_R_MESSAGES, HTTP_R_HEALTHZ,
-	HTTP_R_METRICS, HTTP_R_METADATA, HTTP_R_OTHER, HTTP_R_N
-};
-
-static const char *const route_names[HTTP_R_N] = {
-	"/mcp", "/sse", "/messages", "/healthz", "/metrics",
-	"/.well-known", "other"
-};
-
-const char *
-mcp__http_route_name(int route)
-{
-	return route >= 0 && route < HTTP_R_N ? route_names[route] : "other";
-}
-
 static int	 reply_rpc_id(struct MHD_Connection *, int, const json_t *,
 		    int, const char *, const char *);
 static struct conn_info *conn_info(struct MHD_Connection *);
@@ -512,13 +495,13 @@ access_line(struct conn_info *ci, struct req *r)
 	mcp__lctx.sid = ci->sid[0] != '\0' ? ci->sid : r != NULL &&
 	    r->sid[0] != '\0' ? r->sid : NULL;
 	lf.method = ci->method;
-	lf.route = route_names[ci->route];
+	lf.route = mcp__metrics_route_name(ci->route);
 	lf.status = ci->status != 0 ? ci->status : 499;
 	lf.duration_ms = (ev_time() - ci->t0) * 1000;
 	lf.bytes_in = ci->in;
 	lf.bytes_out = ci->out;
 	mcp__log_fields(MCP_LOG_NOTICE | MCP_LOG_FORCE, &lf, "%s %s %d",
-	    ci->method, route_names[ci->route], lf.status);
+	    ci->method, lf.route, lf.status);
 	mcp__lctx = saved;
 }
 

@@ -810,6 +810,10 @@ enum {	/* why a session ended */
 enum {	/* what refused a connection or a request */
 	ML_PER_IP, ML_TOTAL, ML_MAX_SESSIONS, ML_TOO_LARGE, ML_DRAINING, ML_N
 };
+enum {	/* HTTP routes, as counted and logged */
+	HTTP_R_MCP, HTTP_R_SSE, HTTP_R_MESSAGES, HTTP_R_HEALTHZ,
+	HTTP_R_METRICS, HTTP_R_METADATA, HTTP_R_OTHER, HTTP_R_N
+};
 
 #define MCP_METRIC_BUCKETS	13
 #define MAX_CODES		64	/* (method, error code) pairs */
@@ -867,7 +871,7 @@ void	 mcp__metrics_session_open(struct session *s, int transport)
 void	 mcp__metrics_session_end(struct session *s) MCP_HIDDEN;
 int	 mcp__metrics_render(struct mcp_server *srv, struct buf *b)
 	    MCP_HIDDEN;
-const char *mcp__http_route_name(int route) MCP_HIDDEN;
+const char *mcp__metrics_route_name(int route) MCP_HIDDEN;
 
 /* ---- server.c --------------------------------------------------------- */
 
