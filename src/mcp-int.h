@@ -571,12 +571,15 @@ struct pool {
 	struct mcp_call	*ctail;
 	struct ev_loop	*loop;
 	ev_async	*wake;
+	ev_timer	 grow;		/* loop: growth check, while queued */
 };
 
 int	 mcp__pool_start(struct pool *p, int core, int max, int max_queued,
 	    struct ev_loop *loop, ev_async *wake) MCP_HIDDEN;
 /* Loop timer: adds workers when all are stuck on slow calls. */
 int	 mcp__pool_grow(struct pool *p, double grow_after) MCP_HIDDEN;
+/* Loop, after submitting: arms that timer (mcp__pool_grow) if idle. */
+void	 mcp__pool_queued(struct pool *p) MCP_HIDDEN;
 /* Loop: queues C; MCP_ESTATE when the queue is full (C untouched). */
 int	 mcp__pool_submit(struct pool *p, struct mcp_call *c) MCP_HIDDEN;
 int	 mcp__pool_full(struct pool *p) MCP_HIDDEN;
@@ -903,7 +906,6 @@ struct mcp_server {
 	ev_prepare		 flush;		/* write before blocking */
 	ev_timer		 grace;
 	ev_timer		 deadline;
-	ev_timer		 grow;		/* pool growth check */
 	atomic_int		 stop_requested;
 	int			 running;
 	int			 stopped;	/* the loop was told to end */
@@ -941,7 +943,6 @@ void	 mcp__server_finish(struct mcp_server *srv) MCP_HIDDEN;
 /* A transport ran dry (EOF) or a signal came: stop taking input and
  * finish when every transport is idle. WITH_GRACE bounds the wait. */
 void	 mcp__server_drain(struct mcp_server *srv, int with_grace) MCP_HIDDEN;
-void	 mcp__server_queued(struct mcp_server *srv) MCP_HIDDEN;
 /* Loop: answer bytes were written, or handed to MHD for a client. */
 void	 mcp__server_progress(struct mcp_server *srv) MCP_HIDDEN;
 void	 mcp__server_input_done(struct mcp_server *srv) MCP_HIDDEN;

@@ -56,25 +56,6 @@ flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	mcp__http_flush(srv->mhttp);
 }
 
-/* Runs only while calls are queued, so an idle server never wakes. */
-static void
-grow_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct mcp_server	*srv = w->data;
-
-	(void)revents;
-	if (mcp__pool_grow(&srv->pool, MCP_GROW_AFTER) == 0)
-		ev_timer_stop(loop, w);
-}
-
-/* Calls were queued: watch that they do not wait behind slow ones. */
-void
-mcp__server_queued(struct mcp_server *srv)
-{
-	if (!ev_is_active(&srv->grow))
-		ev_timer_again(srv->loop, &srv->grow);
-}
-
 /*
  * After the grace period, answers still owed to clients are being
  * written. A client that reads them, however slowly, gets them: the
@@ -311,12 +292,9 @@ mcp_server_new(const char *name, const char *version)
 	ev_prepare_init(&srv->flush, flush_cb);
 	ev_timer_init(&srv->grace, grace_cb, 0.0, 0.0);
 	ev_timer_init(&srv->deadline, deadline_cb, 0.0, 0.0);
-	ev_timer_init(&srv->grow, grow_cb, MCP_GROW_AFTER / 2,
-	    MCP_GROW_AFTER / 2);
 	srv->done.data = srv->stop_async.data = srv;
 	srv->sigterm.data = srv->sigint.data = srv;
 	srv->flush.data = srv->grace.data = srv->deadline.data = srv;
-	srv->grow.data = srv;
 	return srv;
 
 fail_feat:
@@ -508,7 +486,6 @@ teardown(struct mcp_server *srv)
 	ev_prepare_stop(srv->loop, &srv->flush);
 	ev_timer_stop(srv->loop, &srv->grace);
 	ev_timer_stop(srv->loop, &srv->deadline);
-	ev_timer_stop(srv->loop, &srv->grow);
 }
 
 /*
