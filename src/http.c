@@ -1668,7 +1668,8 @@ show_addr(const struct sockaddr_storage *ss, unsigned int port, char *out,
  * --metrics-listen daemon, which serves /metrics and /healthz alone.
  */
 static struct http *
-http_new(struct mcp_server *srv, const char *addr, int metrics_only)
+http_new(struct mcp_server *srv, struct http_conf *conf, const char *addr,
+    int metrics_only)
 {
 	struct http			*h;
 	struct sockaddr_storage		 ss;
@@ -1699,10 +1700,10 @@ http_new(struct mcp_server *srv, const char *addr, int metrics_only)
 	if (h == NULL)
 		return NULL;
 	h->srv = srv;
-	h->conf = &srv->hconf;
+	h->conf = conf;
 	h->metrics_only = metrics_only;
 	h->loopback = is_loopback(&ss);
-	h->max_conns = metrics_only ? 64 : srv->hconf.max_sessions + 1024;
+	h->max_conns = metrics_only ? 64 : conf->max_sessions + 1024;
 	raise_nofile();
 	flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
 	    MHD_USE_TURBO;
@@ -1747,26 +1748,27 @@ http_new(struct mcp_server *srv, const char *addr, int metrics_only)
 }
 
 int
-mcp__http_start(struct mcp_server *srv)
+mcp__http_start(struct mcp_server *srv, struct http_conf *conf,
+    struct http **http, struct http **mhttp)
 {
 	struct http	*h;
-	const char	*bp = srv->hconf.base_path;
+	const char	*bp = conf->base_path;
 
-	if (srv->hconf.metrics_listen != NULL) {
-		srv->mhttp = http_new(srv, srv->hconf.metrics_listen, 1);
-		if (srv->mhttp == NULL)
+	if (conf->metrics_listen != NULL) {
+		*mhttp = http_new(srv, conf, conf->metrics_listen, 1);
+		if (*mhttp == NULL)
 			return MCP_ESYS;
 		mcp_log(MCP_LOG_NOTICE, "metrics on %s/metrics",
-		    srv->mhttp->shown);
+		    (*mhttp)->shown);
 	}
-	if (srv->hconf.addr == NULL)
+	if (conf->addr == NULL)
 		return MCP_OK;
-	if ((h = http_new(srv, srv->hconf.addr, 0)) == NULL)
+	if ((h = http_new(srv, conf, conf->addr, 0)) == NULL)
 		return MCP_ESYS;
-	srv->http = h;
+	*http = h;
 	mcp_log(MCP_LOG_NOTICE, "listening on %s%s/sse and %s%s/mcp",
 	    h->shown, bp, h->shown, bp);
-	if (srv->hconf.metrics)
+	if (conf->metrics)
 		mcp_log(MCP_LOG_NOTICE, "metrics on %s%s/metrics", h->shown,
 		    bp);
 	return MCP_OK;

@@ -711,8 +711,10 @@ int	 mcp__version_of(const char *name) MCP_HIDDEN;
 /* ---- transport_stdio.c ------------------------------------------------ */
 
 struct stdio_transport;
-int	 mcp__stdio_new(struct mcp_server *srv, int in_fd, int out_fd)
-	    MCP_HIDDEN;
+/* A transport on IN_FD and OUT_FD, not started; NULL on ENOMEM. ENDED
+ * runs (loop) when its input ends or its output breaks. */
+struct stdio_transport *mcp__stdio_new(struct mcp_server *srv, int in_fd,
+	    int out_fd, void (*ended)(struct mcp_server *)) MCP_HIDDEN;
 void	 mcp__stdio_start(struct stdio_transport *t) MCP_HIDDEN;
 void	 mcp__stdio_stop_input(struct stdio_transport *t) MCP_HIDDEN;
 void	 mcp__stdio_resume(struct stdio_transport *t) MCP_HIDDEN;
@@ -770,7 +772,10 @@ struct http;
 struct sse_stream;
 struct MHD_Connection;
 
-int	 mcp__http_start(struct mcp_server *srv) MCP_HIDDEN;
+/* The daemons CONF asks for: *HTTP on conf->addr, *MHTTP on
+ * conf->metrics_listen (each NULL when not asked for). CONF is kept. */
+int	 mcp__http_start(struct mcp_server *srv, struct http_conf *conf,
+	    struct http **http, struct http **mhttp) MCP_HIDDEN;
 /* Stop accepting connections (the drain starts). */
 void	 mcp__http_quiesce(struct http *h) MCP_HIDDEN;
 /* Nothing owed and every stream ended: the loop may stop. */
@@ -878,6 +883,18 @@ const char *mcp__metrics_route_name(int route) MCP_HIDDEN;
 
 /* ---- server.c --------------------------------------------------------- */
 
+/*
+ * How the layers under server.c reach it: server.c fills this in
+ * (mcp_server_new), and they call through it, never naming its
+ * functions, as libuv's handles carry their callbacks. Loop thread.
+ */
+struct server_hooks {
+	/* Something a drain waits for may have ended (a call, a stream, a
+	 * write): the loop stops if nothing is left. While draining only:
+	 * call it through mcp__server_check_drained. */
+	void	(*check_drained)(struct mcp_server *srv);
+};
+
 struct mcp_server {
 	char			*name;
 	char			*version;
@@ -921,7 +938,25 @@ struct mcp_server {
 	struct http		*http;
 	struct http		*mhttp;		/* --metrics-listen */
 	struct metrics		 metrics;
+	const struct server_hooks *hooks;
 };
+
+/* Loop: something a drain waits for may have ended. Costs a test, and
+ * nothing more, while the server is not draining. */
+static inline void
+mcp__server_check_drained(struct mcp_server *srv)
+{
+	if (srv->draining)
+		srv->hooks->check_drained(srv);
+}
+
+/* Loop: bytes of an answer went to a client, or were handed to MHD for
+ * one (a drain past its grace period waits while output moves). */
+static inline void
+mcp__server_progress(struct mcp_server *srv)
+{
+	srv->out_at = ev_now(srv->loop);
+}
 
 /* ---- systemd.c: socket activation and the notify socket ------------- */
 
@@ -940,14 +975,6 @@ int	 mcp__reload_token(struct http_conf *c) MCP_HIDDEN;
  * may run itself, a step at a time, until srv->stopped). */
 int	 mcp__server_start(struct mcp_server *srv) MCP_HIDDEN;
 void	 mcp__server_finish(struct mcp_server *srv) MCP_HIDDEN;
-/* A transport ran dry (EOF) or a signal came: stop taking input and
- * finish when every transport is idle. WITH_GRACE bounds the wait. */
-void	 mcp__server_drain(struct mcp_server *srv, int with_grace) MCP_HIDDEN;
-/* Loop: answer bytes were written, or handed to MHD for a client. */
-void	 mcp__server_progress(struct mcp_server *srv) MCP_HIDDEN;
-void	 mcp__server_input_done(struct mcp_server *srv) MCP_HIDDEN;
 void	 mcp__http_conf_free(struct http_conf *c) MCP_HIDDEN;
-/* Called when a transport may have become idle while draining. */
-void	 mcp__server_check_drained(struct mcp_server *srv) MCP_HIDDEN;
 
 #endif /* MCP_INT_H */

@@ -22,6 +22,8 @@
 
 #include "mcp-int.h"
 
+static void	 check_drained(struct mcp_server *);
+
 static void
 done_cb(struct ev_loop *loop, ev_async *w, int revents)
 {
@@ -39,7 +41,7 @@ done_cb(struct ev_loop *loop, ev_async *w, int revents)
 	}
 	if (srv->stdio != NULL && !srv->draining)
 		mcp__stdio_resume(srv->stdio);
-	mcp__server_check_drained(srv);
+	check_drained(srv);
 }
 
 /* Flush output just before the loop blocks (Redis's beforeSleep). */
@@ -82,13 +84,6 @@ deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	ev_break(loop, EVBREAK_ALL);
 }
 
-/* Loop: bytes of an answer went to a client (the deadline's measure). */
-void
-mcp__server_progress(struct mcp_server *srv)
-{
-	srv->out_at = ev_now(srv->loop);
-}
-
 /* The grace period is over: answer what is left with errors. */
 static void
 abort_now(struct mcp_server *srv)
@@ -104,7 +99,7 @@ abort_now(struct mcp_server *srv)
 	srv->aborted_at = srv->out_at = ev_now(srv->loop);
 	ev_timer_set(&srv->deadline, MCP_STALL_S, 0.0);
 	ev_timer_start(srv->loop, &srv->deadline);
-	mcp__server_check_drained(srv);
+	check_drained(srv);
 }
 
 static void
@@ -117,8 +112,12 @@ grace_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	abort_now(w->data);
 }
 
-void
-mcp__server_drain(struct mcp_server *srv, int with_grace)
+/*
+ * A transport ran dry (EOF) or a signal came: stop taking input, and
+ * finish when every transport is idle. WITH_GRACE bounds the wait.
+ */
+static void
+drain(struct mcp_server *srv, int with_grace)
 {
 	if (!srv->draining) {
 		srv->draining = 1;
@@ -131,19 +130,20 @@ mcp__server_drain(struct mcp_server *srv, int with_grace)
 		ev_timer_set(&srv->grace, srv->grace_ms / 1000.0, 0.0);
 		ev_timer_start(srv->loop, &srv->grace);
 	}
-	mcp__server_check_drained(srv);
+	check_drained(srv);
 }
 
-/* A transport's input ended (stdin EOF): alone, that ends the server. */
-void
-mcp__server_input_done(struct mcp_server *srv)
+/* The stdio transport's input ended (EOF): alone, that ends the server. */
+static void
+input_done(struct mcp_server *srv)
 {
 	if (srv->http == NULL)
-		mcp__server_drain(srv, 0);
+		drain(srv, 0);
 }
 
-void
-mcp__server_check_drained(struct mcp_server *srv)
+/* The server_hooks' check: the loop stops once every transport is idle. */
+static void
+check_drained(struct mcp_server *srv)
 {
 	if (!srv->draining)
 		return;
@@ -166,7 +166,7 @@ stop_request(struct mcp_server *srv, const char *why)
 	}
 	mcp_log(MCP_LOG_NOTICE, "%s: finishing calls in flight (grace "
 	    "%d ms)", why, srv->grace_ms);
-	mcp__server_drain(srv, 1);
+	drain(srv, 1);
 }
 
 static void
@@ -224,6 +224,10 @@ stop_cb(struct ev_loop *loop, ev_async *w, int revents)
 	stop_request(w->data, "stop requested");
 }
 
+static const struct server_hooks hooks = {
+	check_drained,
+};
+
 mcp_server *
 mcp_server_new(const char *name, const char *version)
 {
@@ -244,6 +248,7 @@ mcp_server_new(const char *name, const char *version)
 	srv = calloc(1, sizeof(*srv));
 	if (srv == NULL)
 		return NULL;
+	srv->hooks = &hooks;
 	srv->name = strdup(name != NULL ? name : "mcp-server");
 	srv->version = strdup(version != NULL ? version : "0.0.0");
 	if (srv->name == NULL || srv->version == NULL)
@@ -520,14 +525,16 @@ mcp__server_start(struct mcp_server *srv)
 	srv->metrics.on = srv->hconf.metrics ||
 	    srv->hconf.metrics_listen != NULL;
 	if (srv->hconf.addr != NULL || srv->hconf.metrics_listen != NULL) {
-		rc = mcp__http_start(srv);
+		rc = mcp__http_start(srv, &srv->hconf, &srv->http,
+		    &srv->mhttp);
 		if (rc != MCP_OK)
 			return rc;
 	}
 	if (srv->want_stdio) {
-		rc = mcp__stdio_new(srv, srv->stdio_in, srv->stdio_out);
-		if (rc != MCP_OK)
-			return rc;
+		srv->stdio = mcp__stdio_new(srv, srv->stdio_in,
+		    srv->stdio_out, input_done);
+		if (srv->stdio == NULL)
+			return MCP_ENOMEM;
 		mcp__stdio_start(srv->stdio);
 	}
 	/* Type=notify: listening, and taking requests. */
