@@ -895,17 +895,20 @@ struct server_hooks {
 	void	(*check_drained)(struct mcp_server *srv);
 };
 
+/*
+ * The server as the layers under server.c see it: what it serves, its
+ * sessions, the pool, the loop and the counters. server.c's own part
+ * (signals, the shutdown, the transports) is struct host, which begins
+ * with this; the public mcp_server points to it.
+ */
 struct mcp_server {
 	char			*name;
 	char			*version;
 	char			*title;
 	char			*instructions;
-	int			 workers;
-	int			 max_workers;
 	size_t			 max_message;
 	int			 queue_size;
 	int			 page_size;
-	int			 grace_ms;
 	int			 tool_timeout_ms;
 	int			 max_batch;
 	int			 max_subscriptions;
@@ -914,31 +917,11 @@ struct mcp_server {
 	struct session		*sessions;	/* loop: every session */
 	struct pool		 pool;
 	struct ev_loop		*loop;
-	ev_async		 done;		/* completions ready */
-	ev_async		 stop_async;	/* mcp_server_stop */
-	ev_signal		 sigterm;
-	ev_signal		 sigint;
-	ev_signal		 sighup;		/* reload */
-	ev_timer		 watchdog;	/* WATCHDOG=1 to systemd */
-	ev_prepare		 flush;		/* write before blocking */
-	ev_timer		 grace;
-	ev_timer		 deadline;
-	atomic_int		 stop_requested;
-	int			 running;
-	int			 stopped;	/* the loop was told to end */
+	const struct server_hooks *hooks;	/* server.c's */
+	int			 running;	/* mcp_server_run is on */
+	int			 draining;	/* input stops; set by server.c */
 	double			 out_at;	/* answer bytes last went out */
-	double			 aborted_at;	/* the grace period ended */
-	int			 draining;
-	int			 aborted;
-	struct stdio_transport	*stdio;
-	int			 want_stdio;
-	int			 stdio_in;	/* 0 and 1, but in tests */
-	int			 stdio_out;
-	struct http_conf	 hconf;
-	struct http		*http;
-	struct http		*mhttp;		/* --metrics-listen */
 	struct metrics		 metrics;
-	const struct server_hooks *hooks;
 };
 
 /* Loop: something a drain waits for may have ended. Costs a test, and
@@ -971,8 +954,51 @@ double	 mcp__sd_watchdog(void) MCP_HIDDEN;
  * when the file cannot be read. */
 int	 mcp__reload_token(struct http_conf *c) MCP_HIDDEN;
 
+/*
+ * The server as the process that runs it (server.c, options.c, cli.c):
+ * the loop's watchers, signals, the orderly shutdown, and the
+ * transports it listens on. Begins with the struct mcp_server the layers
+ * under it see, so that mcp__host finds it.
+ */
+struct host {
+	struct mcp_server	 srv;		/* first */
+	int			 workers;
+	int			 max_workers;
+	int			 grace_ms;
+	ev_async		 done;		/* completions ready */
+	ev_async		 stop_async;	/* mcp_server_stop */
+	ev_signal		 sigterm;
+	ev_signal		 sigint;
+	ev_signal		 sighup;	/* reload */
+	ev_timer		 watchdog;	/* WATCHDOG=1 to systemd */
+	ev_prepare		 flush;		/* write before blocking */
+	ev_timer		 grace;
+	ev_timer		 deadline;
+	atomic_int		 stop_requested;
+	int			 stopped;	/* the loop was told to end */
+	double			 aborted_at;	/* the grace period ended */
+	int			 aborted;
+	struct stdio_transport	*stdio;
+	int			 want_stdio;
+	int			 stdio_in;	/* 0 and 1, but in tests */
+	int			 stdio_out;
+	struct http_conf	 hconf;
+	struct http		*http;
+	struct http		*mhttp;		/* --metrics-listen */
+};
+
+_Static_assert(offsetof(struct host, srv) == 0,
+    "struct host begins with its struct mcp_server");
+
+/* The host whose server SRV is (mcp_server_new makes only hosts). */
+static inline struct host *
+mcp__host(struct mcp_server *srv)
+{
+	return (struct host *)(void *)srv;
+}
+
 /* mcp_server_run in two halves, around the loop (which a test or a fuzzer
- * may run itself, a step at a time, until srv->stopped). */
+ * may run itself, a step at a time, until the host's stopped). */
 int	 mcp__server_start(struct mcp_server *srv) MCP_HIDDEN;
 void	 mcp__server_finish(struct mcp_server *srv) MCP_HIDDEN;
 void	 mcp__http_conf_free(struct http_conf *c) MCP_HIDDEN;
