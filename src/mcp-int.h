@@ -418,8 +418,6 @@ int	 mcp__template_match(const char *tmpl, const char *uri, json_t *vars)
 int	 mcp__template_valid(const char *tmpl) MCP_HIDDEN;
 /* Any thread: a list changed (MCP_CHANGED_*); sent to every session. */
 void	 mcp__notify_changed(struct mcp_server *srv, int what) MCP_HIDDEN;
-/* Worker: runs a read, get or complete call and serialises it. */
-void	 mcp__feature_run(struct mcp_call *c) MCP_HIDDEN;
 /* Annotations from the public arguments (mcp_result_annotate(3)); *OUT
  * NULL when all three are left out. MCP_EINVAL on a bad value. */
 int	 mcp__annotations_make(int audience, double priority,
