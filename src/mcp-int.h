@@ -570,10 +570,12 @@ struct pool {
 	struct ev_loop	*loop;
 	ev_async	*wake;
 	ev_timer	 grow;		/* loop: growth check, while queued */
+	void		(*run)(struct mcp_call *);	/* a worker's job */
 };
 
 int	 mcp__pool_start(struct pool *p, int core, int max, int max_queued,
-	    struct ev_loop *loop, ev_async *wake) MCP_HIDDEN;
+	    struct ev_loop *loop, ev_async *wake,
+	    void (*run)(struct mcp_call *)) MCP_HIDDEN;
 /* Loop timer: adds workers when all are stuck on slow calls. */
 int	 mcp__pool_grow(struct pool *p, double grow_after) MCP_HIDDEN;
 /* Loop, after submitting: arms that timer (mcp__pool_grow) if idle. */

@@ -112,7 +112,7 @@ worker(void *arg)
 		    memory_order_relaxed);
 		pthread_mutex_unlock(&p->lock);
 		c->next = NULL;
-		mcp__call_run(c);
+		p->run(c);
 		post(p, c, c);
 	}
 	/* Lock held: leaving, idle too long or stopping; join me later. */
@@ -177,13 +177,15 @@ mcp__pool_queued(struct pool *p)
 }
 
 /*
- * Starts CORE workers, growing to MAX under slow calls. Completions wake
+ * Starts CORE workers, growing to MAX under slow calls, each running RUN
+ * on the calls it takes (mcp__call_run: the pool does not know what a
+ * call does, as libuv's does not know its work_cb). Completions wake
  * WAKE on LOOP. Returns MCP_OK, or MCP_ESYS after logging (no thread is
  * left running then).
  */
 int
 mcp__pool_start(struct pool *p, int core, int max, int max_queued,
-    struct ev_loop *loop, ev_async *wake)
+    struct ev_loop *loop, ev_async *wake, void (*run)(struct mcp_call *))
 {
 	int	 i, rc = MCP_OK;
 
@@ -193,6 +195,7 @@ mcp__pool_start(struct pool *p, int core, int max, int max_queued,
 	p->max = max > core ? max : core;
 	p->loop = loop;
 	p->wake = wake;
+	p->run = run;
 	ev_timer_init(&p->grow, grow_cb, MCP_GROW_AFTER / 2,
 	    MCP_GROW_AFTER / 2);
 	p->grow.data = p;

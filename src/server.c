@@ -540,7 +540,8 @@ mcp__server_start(struct mcp_server *srv)
 	ev_prepare_start(loop, &host->flush);
 	rc = mcp__pool_start(&srv->pool, host->workers,
 	    host->max_workers > host->workers ? host->max_workers :
-	    host->workers, srv->queue_size, loop, &host->done);
+	    host->workers, srv->queue_size, loop, &host->done,
+	    mcp__call_run);
 	if (rc != MCP_OK)
 		return rc;
 	srv->metrics.on = host->hconf.metrics ||
