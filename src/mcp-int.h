@@ -772,10 +772,22 @@ struct http;
 struct sse_stream;
 struct MHD_Connection;
 
-/* The daemons CONF asks for: *HTTP on conf->addr, *MHTTP on
- * conf->metrics_listen (each NULL when not asked for). CONF is kept. */
+/* The MCP transports over HTTP, by the routes they take. */
+enum {
+	HT_SSE,		/* GET /sse, POST /messages */
+	HT_MCP,		/* /mcp: Streamable HTTP */
+	HT_N
+};
+struct http_transport;
+extern const struct http_transport mcp__sse_transport MCP_HIDDEN;
+extern const struct http_transport mcp__streamable_transport MCP_HIDDEN;
+
+/* The daemons CONF asks for: *HTTP on conf->addr, routing to the
+ * transports TR, and *MHTTP on conf->metrics_listen (each NULL when not
+ * asked for). CONF is kept. */
 int	 mcp__http_start(struct mcp_server *srv, struct http_conf *conf,
-	    struct http **http, struct http **mhttp) MCP_HIDDEN;
+	    const struct http_transport *const tr[HT_N], struct http **http,
+	    struct http **mhttp) MCP_HIDDEN;
 /* Stop accepting connections (the drain starts). */
 void	 mcp__http_quiesce(struct http *h) MCP_HIDDEN;
 /* Nothing owed and every stream ended: the loop may stop. */
@@ -783,15 +795,6 @@ int	 mcp__http_drained(struct http *h) MCP_HIDDEN;
 void	 mcp__http_abort(struct http *h) MCP_HIDDEN;
 void	 mcp__http_flush(struct http *h) MCP_HIDDEN;
 void	 mcp__http_free(struct http *h) MCP_HIDDEN;
-/* transport_sse.c, called by http.c on the loop thread. */
-int	 mcp__sse_open(struct http *h, struct MHD_Connection *conn,
-	    const char *origin) MCP_HIDDEN;
-int	 mcp__sse_post(struct http *h, struct MHD_Connection *conn,
-	    const char *sid, const char *body, size_t len,
-	    const char *origin) MCP_HIDDEN;
-void	 mcp__sse_end_all(struct http *h) MCP_HIDDEN;
-int	 mcp__sse_busy(struct http *h) MCP_HIDDEN;
-void	 mcp__sse_abort_all(struct http *h) MCP_HIDDEN;
 /* http.c helpers for transport_sse.c */
 int	 mcp__http_reply(struct MHD_Connection *conn, int status,
 	    const char *ctype, const char *body, size_t len,

@@ -238,6 +238,12 @@ static const struct server_hooks hooks = {
 	check_drained,
 };
 
+/* What the HTTP daemon routes to: the legacy SSE transport, /mcp. */
+static const struct http_transport *const http_transports[HT_N] = {
+	&mcp__sse_transport,
+	&mcp__streamable_transport,
+};
+
 mcp_server *
 mcp_server_new(const char *name, const char *version)
 {
@@ -547,8 +553,8 @@ mcp__server_start(struct mcp_server *srv)
 	srv->metrics.on = host->hconf.metrics ||
 	    host->hconf.metrics_listen != NULL;
 	if (host->hconf.addr != NULL || host->hconf.metrics_listen != NULL) {
-		rc = mcp__http_start(srv, &host->hconf, &host->http,
-		    &host->mhttp);
+		rc = mcp__http_start(srv, &host->hconf, http_transports,
+		    &host->http, &host->mhttp);
 		if (rc != MCP_OK)
 			return rc;
 	}
