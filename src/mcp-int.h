@@ -158,6 +158,15 @@ const char *mcp__level_name(int syslog_level) MCP_HIDDEN;
 int	 mcp__level_parse(const char *name) MCP_HIDDEN;
 /* Appends a number: integral values without a fraction. */
 int	 mcp__buf_addnum(struct buf *b, double d) MCP_HIDDEN;
+/* An integral id written as a real ("2.0", "1e2"), kept as TEXT (behind
+ * a 0xff byte, which no parsed string holds) so that it is echoed as
+ * sent; mcp__buf_addid writes any id. */
+json_t	*mcp__json_id_raw(const char *text, size_t len) MCP_HIDDEN;
+int	 mcp__json_id_is_raw(const json_t *id) MCP_HIDDEN;
+/* Is the number written as TEXT (LEN bytes) a finite integral value? */
+int	 mcp__json_integral(const char *text, size_t len, double *out)
+	    MCP_HIDDEN;
+int	 mcp__buf_addid(struct buf *b, const json_t *id) MCP_HIDDEN;
 
 /* ---- base64.c --------------------------------------------------------- */
 
@@ -220,14 +229,6 @@ int	 mcp__rpc_notification(struct buf *b, const char *method,
 /* A key that tells ids apart by value and JSON type ("i42", "s42"). */
 int	 mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
 	    MCP_HIDDEN;
-/* An integral id written as a real ("2.0", "1e2"), kept as TEXT (behind
- * a 0xff byte, which no parsed string holds) so that it is echoed as
- * sent; mcp__buf_addid writes any id. */
-json_t	*mcp__rpc_id_raw(const char *text, size_t len) MCP_HIDDEN;
-int	 mcp__rpc_id_is_raw(const json_t *id) MCP_HIDDEN;
-int	 mcp__rpc_integral(const char *text, size_t len, double *out)
-	    MCP_HIDDEN;
-int	 mcp__buf_addid(struct buf *b, const json_t *id) MCP_HIDDEN;
 
 /* The id of a message too large to parse, found by a streaming scan of
  * its top-level members (jsonrpc.c). */
