@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mcp-int.h"
+#include "main/main.h"
 
 struct drv {
 	struct mcp_server	*srv;

@@ -1,8 +1,8 @@
 #!/bin/sh
 # static.sh: TAP checks on the source tree, no server run. (a) the shared
 # library exports exactly the functions mcp.h declares, all mcp_*; (b)
-# nothing in src/ writes to stdout except cli.c's print_stdout, used for
-# --help and --version; (c) no banned function anywhere; (d) every man
+# nothing in src/ writes to stdout except main/cli.c's print_stdout, used
+# for --help and --version; (c) no banned function anywhere; (d) every man
 # page is clean under mandoc -Tlint -Werror; (e) the library, tools and
 # tests compile with the Makefile's own flags plus -Werror; (f) every
 # function in mcp.h is named in the NAME section of a man3 page.
@@ -76,21 +76,21 @@ out_re="$b(printf|vprintf|puts|putchar|putchar_unlocked|putc)$sp[(]"
 out_re="$out_re|${b}stdout([^A-Za-z0-9_]|\$)"
 out_re="$out_re|$b(write|dprintf|vdprintf)$sp[(]$sp(STDOUT_FILENO|1)$sp,"
 : > "$tmp/stdout"
-for f in src/*.c src/*.h; do
+for f in src/*/*.c src/*/*.h; do
 	hits "$f" "$out_re" >> "$tmp/stdout"
 done
-grep -v '^src/cli\.c:[0-9]*:print_stdout$' "$tmp/stdout" > "$tmp/stdout.bad"
+grep -v '^src/main/cli\.c:[0-9]*:print_stdout$' "$tmp/stdout" > "$tmp/stdout.bad"
 [ ! -s "$tmp/stdout.bad" ]
-ok $? "src/ writes nothing to stdout outside cli.c's print_stdout" \
+ok $? "src/ writes nothing to stdout outside main/cli.c's print_stdout" \
     "$tmp/stdout.bad"
-grep -q '^src/cli\.c:[0-9]*:print_stdout$' "$tmp/stdout"
+grep -q '^src/main/cli\.c:[0-9]*:print_stdout$' "$tmp/stdout"
 ok $? "the one exception, print_stdout, is where it is expected"
 # print_stdout is static, and only --help and --version call it.
-strip_c src/cli.c | awk '/^print_stdout\(/ { print prev } { prev = $0 }' \
+strip_c src/main/cli.c | awk '/^print_stdout\(/ { print prev } { prev = $0 }' \
     > "$tmp/ps.type"
 [ "$(cat "$tmp/ps.type")" = "static void" ]
 ok $? "print_stdout is a static function"
-strip_c src/cli.c | awk '
+strip_c src/main/cli.c | awk '
 	/^[A-Za-z_][A-Za-z0-9_]*\(/ { fn = $0; sub(/\(.*/, "", fn) }
 	/^[[:space:]]*case / { label = $2 }
 	/print_stdout[[:space:]]*\(/ && !/^print_stdout\(/ {
@@ -106,7 +106,8 @@ ok $? "print_stdout is called only for -h/--help and -V/--version" \
 
 for fn in sprintf vsprintf strcpy strcat strtok atoi gets; do
 	: > "$tmp/banned"
-	for f in src/*.c src/*.h tools/*.c test/*.c test/*.h bench/*.c examples/*.c; do
+	for f in src/*/*.c src/*/*.h tools/*.c test/*.c test/*.h bench/*.c \
+	    examples/*.c; do
 		[ -f "$f" ] || continue
 		hits "$f" "(^|[^A-Za-z0-9_])$fn[[:space:]]*[(]" >> "$tmp/banned"
 	done
@@ -139,14 +140,14 @@ make_cmd() {
 }
 
 mkdir -p "$tmp/o"
-cmd=$(make_cmd src/buf.c "$MCP_BUILD/obj/buf.o")
-flags=${cmd%% -c -o "$MCP_BUILD"/obj/buf.o*}
+cmd=$(make_cmd src/core/buf.c "$MCP_BUILD/obj/core/buf.o")
+flags=${cmd%% -c -o "$MCP_BUILD"/obj/core/buf.o*}
 [ -n "$cmd" ] && [ "$flags" != "$cmd" ]
 ok $? "library compile flags found with make -n"
-for f in src/*.c; do
-	b=$(basename "$f" .c)
+for f in src/*/*.c; do
+	b=$(echo "${f#src/}" | tr / _)
 	# shellcheck disable=SC2086
-	$flags -Werror -c -o "$tmp/o/$b.o" "$f" > "$tmp/cc" 2>&1
+	$flags -Werror -c -o "$tmp/o/${b%.c}.o" "$f" > "$tmp/cc" 2>&1
 	ok $? "$f compiles with -Werror" "$tmp/cc"
 done
 compile_app() {

@@ -30,8 +30,8 @@
 
 #include <microhttpd.h>
 
-#include "mcp-int.h"
-#include "http-int.h"
+#include "main/main.h"
+#include "transport/http.h"
 #include "driver.h"
 #include "tap.h"
 #include "tools.h"

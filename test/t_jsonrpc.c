@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "mcp-int.h"
+#include "rpc/rpc.h"
 #include "tap.h"
 
 /* Parses the JSON text JS (any value); aborts the test on bad JSON. */

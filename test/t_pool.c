@@ -21,7 +21,7 @@
 #include <ev.h>
 #include <jansson.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 #include "tap.h"
 
 #define NMANY	10000

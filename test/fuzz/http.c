@@ -18,7 +18,7 @@
 
 #include "fuzz.h"
 #include "driver.h"
-#include "http-int.h"
+#include "transport/http.h"
 #include "tools.h"
 
 static mcp_server	*srv;

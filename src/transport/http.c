@@ -24,8 +24,7 @@
 
 #include <microhttpd.h>
 
-#include "mcp-int.h"
-#include "http-int.h"
+#include "transport/http.h"
 
 /*
  * Where a connection is, and the deadline it is held to (sweep_cb).

@@ -1,10 +1,16 @@
 /*
- * http-int.h: what http.c (the daemon), transport_sse.c (the legacy SSE
- * sessions) and transport_streamable.c (/mcp) share. Loop thread only,
+ * http.h: what http.c (the daemon), transport_sse.c (the legacy SSE
+ * sessions) and transport_streamable.c (/mcp) share, inside the
+ * transport layer. http.c is the lower of them: it reaches the other two
+ * only through their struct http_transport tables. Loop thread only,
  * like everything HTTP.
  */
-#ifndef MCP_HTTP_INT_H
-#define MCP_HTTP_INT_H
+#ifndef MCP_HTTP_H
+#define MCP_HTTP_H
+
+#include <microhttpd.h>
+
+#include "transport/transport.h"
 
 #define SSE_BUCKETS	4096
 #define PEER_BUCKETS	1024
@@ -47,9 +53,9 @@ struct peer_watch {
  * module's table: http.c routes requests to it and drives its streams
  * through it, and never names transport_sse.c or transport_streamable.c.
  * Their tables (mcp__sse_transport, mcp__streamable_transport) come from
- * server.c, through mcp__http_start. Lifecycle members may be NULL (no
- * such work); a route's members are there when the transport has the
- * route. Loop thread.
+ * main/server.c, through mcp__http_start. Lifecycle members may be NULL
+ * (no such work); a route's members are there when the transport has
+ * the route. Loop thread.
  */
 struct http_transport {
 	/* GET on its stream path (/sse, /mcp); SID: Mcp-Session-Id. */
@@ -115,6 +121,14 @@ struct http {
 	int			 nsconns;
 };
 
+/* http.c helpers for the transports */
+int	 mcp__http_reply(struct MHD_Connection *conn, int status,
+	    const char *ctype, const char *body, size_t len,
+	    const char *origin) MCP_HIDDEN;
+int	 mcp__http_reply_rpc(struct MHD_Connection *conn, int status,
+	    int code, const char *msg, const char *origin) MCP_HIDDEN;
+void	 mcp__http_cors(void *resp, const char *origin) MCP_HIDDEN;
+void	 mcp__http_wake(struct http *h) MCP_HIDDEN;
 void	 mcp__http_serving(struct MHD_Connection *conn) MCP_HIDDEN;
 void	 mcp__http_watch(struct http *h, struct peer_watch *w,
 	    struct MHD_Connection *conn) MCP_HIDDEN;
@@ -140,4 +154,4 @@ struct MHD_Response *mcp__http_body(struct http *h,
 	    struct MHD_Connection *conn, struct buf *b) MCP_HIDDEN;
 int	 mcp__http_new_id(char *out) MCP_HIDDEN;
 
-#endif /* MCP_HTTP_INT_H */
+#endif /* MCP_HTTP_H */

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "core/core.h"
 
 #define MAX_DEPTH	512
 

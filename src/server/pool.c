@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 
 #define IDLE_EXIT	30	/* seconds before an extra thread leaves */
 

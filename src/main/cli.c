@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mcp-int.h"
+#include "main/main.h"
 
 enum {
 	OPT_STDIO = 256,

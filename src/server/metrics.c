@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 
 static const char *const method_names[MM_N] = {
 	"initialize", "ping", "tools/list", "tools/call", "resources/list",

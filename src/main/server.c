@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mcp-int.h"
+#include "main/main.h"
 
 static void	 check_drained(struct mcp_server *);
 

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 
 static const char *const kind_words[FEAT_NKINDS] = {
 	"resource", "resource template", "prompt"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "rpc/rpc.h"
 
 /*
  * Sorts a message into a request, notification, response or invalid

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "main/main.h"
 
 static int
 num(const char *name, const char *v, long lo, long hi, long *out)

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 
 struct mcp_call *
 mcp__call_new(void)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 
 /* Newest first: an unknown requested version is answered with [0]. */
 static const struct {

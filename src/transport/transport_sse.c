@@ -17,8 +17,7 @@
 
 #include <microhttpd.h>
 
-#include "mcp-int.h"
-#include "http-int.h"
+#include "transport/http.h"
 
 struct sse_stream {
 	struct sse_stream	*hnext;		/* id hash chain */

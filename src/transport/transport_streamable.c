@@ -24,8 +24,7 @@
 
 #include <microhttpd.h>
 
-#include "mcp-int.h"
-#include "http-int.h"
+#include "transport/http.h"
 
 #define MAX_DONE	16	/* finished routes kept for a replay */
 #define DONE_KEEP	60	/* s */

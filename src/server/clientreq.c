@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 
 #define DEFAULT_TIMEOUT_MS	60000
 

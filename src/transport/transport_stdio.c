@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mcp-int.h"
+#include "transport/transport.h"
 
 #define READ_CHUNK	(64 * 1024)
 #define OUT_FLUSH_AT	(64 * 1024)	/* write at once past this */
