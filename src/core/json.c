@@ -13,6 +13,12 @@
  * nesting capped. \u0000 is taken in string values (their length says
  * where they end; err->has_nul tells that one was seen) but refused in
  * object keys, which jansson keeps as C strings. Pure: any thread.
+ *
+ * A message's envelope is read here too (mcp__json_parse_message): its
+ * top-level members in place, with the parser's own insides, building
+ * only the id (an integral id written as a real kept as its text, to be
+ * echoed as sent) and what must be built; the layer above, rpc/, says
+ * what the members mean.
  */
 #include <errno.h>
 #include <math.h>
