@@ -56,12 +56,27 @@ APP_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -pthread $(DEPS_CFLAGS)
 TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -Isrc -Itest -pthread \
 	$(DEPS_CFLAGS)
 
-SRCS = src/buf.c src/base64.c src/log.c src/version.c src/jsonrpc.c \
-	src/json.c src/schema.c src/table.c src/registry.c src/features.c src/pool.c src/call.c src/session.c \
-	src/protocol.c src/clientreq.c src/transport_stdio.c src/http.c src/transport_sse.c src/transport_streamable.c src/options.c \
-	src/metrics.c src/systemd.c src/server.c src/cli.c \
-	src/rpc/frame.c \
-	src/client/client.c src/client/stdio.c src/client/http.c
+# The library, a folder per layer, lowest first (docs/ARCHITECTURE.md;
+# test/static.sh checks what each may include). Objects go to
+# $(B)/obj/<layer>/ and $(B)/pic/<layer>/.
+CORE_SRCS = src/core/buf.c src/core/base64.c src/core/log.c \
+	src/core/version.c src/core/json.c src/core/schema.c src/core/table.c \
+	src/core/systemd.c
+RPC_SRCS = src/rpc/jsonrpc.c src/rpc/frame.c
+SERVER_SRCS = src/server/registry.c src/server/features.c \
+	src/server/pool.c src/server/call.c src/server/session.c \
+	src/server/protocol.c src/server/clientreq.c src/server/metrics.c
+CLIENT_SRCS = src/client/client.c src/client/stdio.c src/client/http.c
+TRANSPORT_SRCS = src/transport/transport_stdio.c src/transport/http.c \
+	src/transport/transport_sse.c src/transport/transport_streamable.c
+MAIN_SRCS = src/main/server.c src/main/cli.c src/main/options.c
+SRCS = $(CORE_SRCS) $(RPC_SRCS) $(SERVER_SRCS) $(CLIENT_SRCS) \
+	$(TRANSPORT_SRCS) $(MAIN_SRCS)
+# The internal headers, one (or two) a layer; any change rebuilds all.
+HDRS = src/core/core.h src/core/schema.h src/rpc/rpc.h src/rpc/frame.h \
+	src/client/client-int.h \
+	src/server/server.h src/transport/transport.h src/transport/http.h \
+	src/main/main.h include/mcp.h
 OBJS = $(SRCS:src/%.c=$(B)/obj/%.o)
 PICS = $(SRCS:src/%.c=$(B)/pic/%.o)
 
@@ -91,9 +106,6 @@ configure: configure.ac include/mcp.h
 	@touch configure
 
 build: $(B)/libmcp.a $(B)/libmcp.so $(TOOLS) $(UNIT_TESTS) $(B)/feat-server $(B)/sdrun
-
-HDRS = src/mcp-int.h src/http-int.h src/schema.h include/mcp.h \
-	src/rpc/frame.h src/client/client-int.h
 
 $(B)/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(@D)
@@ -164,7 +176,8 @@ $(B)/sdrun: test/sdrun.c
 	$(say) LD $@
 	$(Q)$(CC) $(STD) $(WARN) $(CFLAGS) $(SAN) -o $@ $<
 
-$(B)/t_%: test/t_%.c test/tap.h test/driver.h test/tools.h $(B)/libmcp.a
+$(B)/t_%: test/t_%.c test/tap.h test/driver.h test/tools.h $(HDRS) \
+    $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 
@@ -174,7 +187,7 @@ FAULT_WRAP = -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=strdup \
 	-Wl,--wrap=strndup,--wrap=free,--wrap=read,--wrap=write \
 	-Wl,--wrap=MHD_queue_response
 $(B)/t_faults: test/t_faults.c test/tap.h test/driver.h test/tools.h \
-    $(B)/libmcp.a
+    $(HDRS) $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(B)/libmcp.a $(FAULT_WRAP) \
 		$(DEPS_LIBS)
@@ -191,8 +204,7 @@ FUZZ_FLAGS = $(STD) -D_GNU_SOURCE -g -O1 -Iinclude -Isrc -Itest \
 fuzz-build: config.mk
 	@$(MAKE) --no-print-directory $(FUZZ_BINS)
 
-build/fuzz/obj/%.o: src/%.c src/mcp-int.h src/http-int.h src/schema.h \
-    include/mcp.h
+build/fuzz/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(say) CC $@
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) \
@@ -200,7 +212,7 @@ build/fuzz/obj/%.o: src/%.c src/mcp-int.h src/http-int.h src/schema.h \
 		-fno-sanitize-recover=undefined -c -o $@ $<
 
 build/fuzz/fuzz_%: test/fuzz/%.c test/fuzz/fuzz.h test/driver.h test/tools.h \
-    $(FUZZ_OBJS)
+    $(HDRS) $(FUZZ_OBJS)
 	$(say) FUZZ $@
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_SAN) -o $@ $< $(FUZZ_OBJS) \
 		$(DEPS_LIBS)

@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mcp-int.h"
+#include "main/main.h"
 
 struct drv {
 	struct mcp_server	*srv;
@@ -103,9 +103,9 @@ drv_start(struct drv *d, struct mcp_server *srv, int stdio)
 		d->srv_out = p2[1];
 		fcntl(d->in_w, F_SETFL, O_NONBLOCK);
 		fcntl(d->out_r, F_SETFL, O_NONBLOCK);
-		srv->want_stdio = 1;
-		srv->stdio_in = d->srv_in;
-		srv->stdio_out = d->srv_out;
+		mcp__host(srv)->want_stdio = 1;
+		mcp__host(srv)->stdio_in = d->srv_in;
+		mcp__host(srv)->stdio_out = d->srv_out;
 	}
 	ev_timer_init(&d->tick, drv_tick, 0.0, 0.005);
 	rc = mcp__server_start(srv);
@@ -151,7 +151,7 @@ drv_until(struct drv *d, int (*done)(struct drv *, const void *),
 	double	 until = drv_now() + secs;
 
 	while (!done(d, arg)) {
-		if (d->srv->stopped || drv_now() > until)
+		if (mcp__host(d->srv)->stopped || drv_now() > until)
 			return done(d, arg);
 		drv_step(d);
 	}
@@ -179,7 +179,7 @@ drv_finish(struct drv *d, double secs)
 		mcp_server_stop(d->srv);
 		stopped = 1;
 	}
-	while (!d->srv->stopped) {
+	while (!mcp__host(d->srv)->stopped) {
 		if (drv_now() > until && !stopped) {
 			mcp_server_stop(d->srv);
 			stopped = 1;

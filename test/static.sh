@@ -1,11 +1,14 @@
 #!/bin/sh
 # static.sh: TAP checks on the source tree, no server run. (a) the shared
 # library exports exactly the functions mcp.h declares, all mcp_*; (b)
-# nothing in src/ writes to stdout except cli.c's print_stdout, used for
-# --help and --version; (c) no banned function anywhere; (d) every man
+# nothing in src/ writes to stdout except main/cli.c's print_stdout, used
+# for --help and --version; (c) no banned function anywhere; (d) every man
 # page is clean under mandoc -Tlint -Werror; (e) the library, tools and
 # tests compile with the Makefile's own flags plus -Werror; (f) every
-# function in mcp.h is named in the NAME section of a man3 page.
+# function in mcp.h is named in the NAME section of a man3 page; (g) the
+# systemd units in docs/; (h) the layers of src/: a folder each, every
+# #include naming its own layer or one below, no object using a symbol
+# of a layer above.
 cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
 
@@ -76,21 +79,21 @@ out_re="$b(printf|vprintf|puts|putchar|putchar_unlocked|putc)$sp[(]"
 out_re="$out_re|${b}stdout([^A-Za-z0-9_]|\$)"
 out_re="$out_re|$b(write|dprintf|vdprintf)$sp[(]$sp(STDOUT_FILENO|1)$sp,"
 : > "$tmp/stdout"
-for f in src/*.c src/*.h; do
+for f in src/*/*.c src/*/*.h; do
 	hits "$f" "$out_re" >> "$tmp/stdout"
 done
-grep -v '^src/cli\.c:[0-9]*:print_stdout$' "$tmp/stdout" > "$tmp/stdout.bad"
+grep -v '^src/main/cli\.c:[0-9]*:print_stdout$' "$tmp/stdout" > "$tmp/stdout.bad"
 [ ! -s "$tmp/stdout.bad" ]
-ok $? "src/ writes nothing to stdout outside cli.c's print_stdout" \
+ok $? "src/ writes nothing to stdout outside main/cli.c's print_stdout" \
     "$tmp/stdout.bad"
-grep -q '^src/cli\.c:[0-9]*:print_stdout$' "$tmp/stdout"
+grep -q '^src/main/cli\.c:[0-9]*:print_stdout$' "$tmp/stdout"
 ok $? "the one exception, print_stdout, is where it is expected"
 # print_stdout is static, and only --help and --version call it.
-strip_c src/cli.c | awk '/^print_stdout\(/ { print prev } { prev = $0 }' \
+strip_c src/main/cli.c | awk '/^print_stdout\(/ { print prev } { prev = $0 }' \
     > "$tmp/ps.type"
 [ "$(cat "$tmp/ps.type")" = "static void" ]
 ok $? "print_stdout is a static function"
-strip_c src/cli.c | awk '
+strip_c src/main/cli.c | awk '
 	/^[A-Za-z_][A-Za-z0-9_]*\(/ { fn = $0; sub(/\(.*/, "", fn) }
 	/^[[:space:]]*case / { label = $2 }
 	/print_stdout[[:space:]]*\(/ && !/^print_stdout\(/ {
@@ -106,7 +109,8 @@ ok $? "print_stdout is called only for -h/--help and -V/--version" \
 
 for fn in sprintf vsprintf strcpy strcat strtok atoi gets; do
 	: > "$tmp/banned"
-	for f in src/*.c src/*.h tools/*.c test/*.c test/*.h bench/*.c examples/*.c; do
+	for f in src/*/*.c src/*/*.h tools/*.c test/*.c test/*.h bench/*.c \
+	    examples/*.c; do
 		[ -f "$f" ] || continue
 		hits "$f" "(^|[^A-Za-z0-9_])$fn[[:space:]]*[(]" >> "$tmp/banned"
 	done
@@ -139,14 +143,14 @@ make_cmd() {
 }
 
 mkdir -p "$tmp/o"
-cmd=$(make_cmd src/buf.c "$MCP_BUILD/obj/buf.o")
-flags=${cmd%% -c -o "$MCP_BUILD"/obj/buf.o*}
+cmd=$(make_cmd src/core/buf.c "$MCP_BUILD/obj/core/buf.o")
+flags=${cmd%% -c -o "$MCP_BUILD"/obj/core/buf.o*}
 [ -n "$cmd" ] && [ "$flags" != "$cmd" ]
 ok $? "library compile flags found with make -n"
-for f in src/*.c; do
-	b=$(basename "$f" .c)
+for f in src/*/*.c; do
+	b=$(echo "${f#src/}" | tr / _)
 	# shellcheck disable=SC2086
-	$flags -Werror -c -o "$tmp/o/$b.o" "$f" > "$tmp/cc" 2>&1
+	$flags -Werror -c -o "$tmp/o/${b%.c}.o" "$f" > "$tmp/cc" 2>&1
 	ok $? "$f compiles with -Werror" "$tmp/cc"
 done
 compile_app() {
@@ -211,5 +215,120 @@ done < "$tmp/flags"
 ok $? "ExecStart's flags ($(wc -l < "$tmp/flags")) are all in mcp-demo --help" "$tmp/unknown"
 grep -q -- '--http systemd' "$unit"
 ok $? "ExecStart takes the socket from systemd (--http systemd)"
+
+# ---- (h) the layers of src/ ---------------------------------------------
+
+# One line a layer, lowest first: its folder under src/, a colon, and
+# the folders below it that it may include besides its own. A layer may
+# name only layers above its line, so the order has no cycle; one beside
+# another (client beside server) names neither. A lower layer reaches an
+# upper one only through the callbacks or ops tables the upper one
+# registers (docs/ARCHITECTURE.md), never by a header or a symbol. A new
+# folder needs its line here: client/ (core and rpc only) is ready, and
+# nothing in src/ but main/ may include it (tools/ are programs, not
+# layers).
+layers='core:
+rpc: core
+server: core rpc
+client: core rpc
+transport: core rpc server
+main: core rpc server client transport'
+
+# may LAYER: the folders LAYER may include, itself first; empty for a
+# folder that is no layer.
+may() {
+	echo "$layers" | awk -F: -v l="$1" '$1 == l {
+		n = split($2, d, " "); s = l
+		for (i = 1; i <= n; i++) s = s " " d[i]
+		print s }'
+}
+
+echo "$layers" | awk -F: '
+	{ for (i = split($2, d, " "); i > 0; i--)
+		if (!(d[i] in seen))
+			print $1 " may include " d[i] ", not a layer below it"
+	  seen[$1] = 1 }' > "$tmp/order"
+[ ! -s "$tmp/order" ]
+ok $? "the layer table lists each layer after every layer it includes" \
+    "$tmp/order"
+
+ls src/*.c src/*.h 2>/dev/null > "$tmp/top"
+[ ! -s "$tmp/top" ]
+ok $? "no source or header stays at the top of src/: each is in its layer" \
+    "$tmp/top"
+
+: > "$tmp/unknown"
+for d in src/*/; do
+	l=$(basename "$d")
+	[ -n "$(may "$l")" ] || echo "src/$l/ is in no line of the table" \
+	    >> "$tmp/unknown"
+done
+[ ! -s "$tmp/unknown" ]
+ok $? "every folder of src/ is a layer of the table" "$tmp/unknown"
+
+for l in $(echo "$layers" | cut -d: -f1); do
+	[ -d "src/$l" ] || continue
+	allowed=$(may "$l")
+	: > "$tmp/inc"
+	for f in "src/$l"/*.[ch]; do
+		[ -f "$f" ] || continue
+		grep -n '^[[:space:]]*#[[:space:]]*include[[:space:]]*"' "$f" |
+		    sed 's/^\([0-9]*\):.*"\([^"]*\)".*/\1 \2/' |
+		    while read -r line inc; do
+			case $inc in
+			mcp.h) continue ;;	# the public header
+			*/*) ;;
+			*) echo "$f:$line: #include \"$inc\" names no layer"
+			   continue ;;
+			esac
+			case " $allowed " in
+			*" ${inc%%/*} "*) ;;
+			*) echo "$f:$line: #include \"$inc\": $l/ may include" \
+			       "only $allowed" ;;
+			esac
+		done >> "$tmp/inc"
+	done
+	[ ! -s "$tmp/inc" ]
+	ok $? "src/$l/ includes only $(echo "$allowed" |
+	    sed 's| |/, |g')/ and mcp.h" "$tmp/inc"
+done
+
+# The same rule on what was built: a symbol an object of src/L/ uses and
+# another object defines must be defined in a layer L may include. This
+# catches a prototype written out by hand, which no #include shows.
+if ls "$MCP_BUILD"/obj/*/*.o > /dev/null 2>&1; then
+	# objects SRC_OF names the source of: a stale one is skipped.
+	src_of() {
+		echo "src/${1#"$MCP_BUILD"/obj/}" | sed 's/\.o$/.c/'
+	}
+	for o in "$MCP_BUILD"/obj/*/*.o; do
+		[ -f "$(src_of "$o")" ] || continue
+		l=$(basename "$(dirname "$o")")
+		nm --defined-only "$o" |
+		    awk -v l="$l" '$2 ~ /^[TDBRC]$/ { print $3 " " l }'
+	done | LC_ALL=C sort -u > "$tmp/defined"
+	for l in $(echo "$layers" | cut -d: -f1); do
+		[ -d "$MCP_BUILD/obj/$l" ] || continue
+		allowed=$(may "$l")
+		: > "$tmp/sym"
+		for o in "$MCP_BUILD/obj/$l"/*.o; do
+			[ -f "$(src_of "$o")" ] || continue
+			nm -u "$o" | awk '{ print $NF }' | LC_ALL=C sort -u |
+			    LC_ALL=C join - "$tmp/defined" |
+			    while read -r sym at; do
+				case " $allowed " in
+				*" $at "*) ;;
+				*) echo "$(src_of "$o") uses $sym, from $at/" ;;
+				esac
+			done >> "$tmp/sym"
+		done
+		[ ! -s "$tmp/sym" ]
+		ok $? "objects of src/$l/ use no symbol of a layer above it" \
+		    "$tmp/sym"
+	done
+else
+	echo "ok $((n + 1)) - # SKIP no objects in $MCP_BUILD/obj/"
+	n=$((n + 1))
+fi
 
 tap_end

@@ -30,8 +30,8 @@
 
 #include <microhttpd.h>
 
-#include "mcp-int.h"
-#include "http-int.h"
+#include "main/main.h"
+#include "transport/http.h"
 #include "driver.h"
 #include "tap.h"
 #include "tools.h"
@@ -297,7 +297,7 @@ settled(struct drv *d, const void *arg)
 		idle = 0;
 		return 1;
 	}
-	idle = mcp__stdio_idle(d->srv->stdio) ? idle + 1 : 0;
+	idle = mcp__stdio_idle(mcp__host(d->srv)->stdio) ? idle + 1 : 0;
 	if (idle < 3)
 		return 0;
 	idle = 0;
@@ -507,7 +507,7 @@ exchange(struct drv *d, const char *req, char *resp, size_t cap,
 	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)d->srv->http->port);
+	sa.sin_port = htons((uint16_t)mcp__host(d->srv)->http->port);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	connect(fd, (struct sockaddr *)&sa, sizeof(sa));
 	resp[0] = '\0';
@@ -662,6 +662,7 @@ static void
 queue_failures(mcp_server *srv)
 {
 	struct drv	 d;
+	struct http	*h;
 	char		 req[1024], resp[8192];
 	double		 t0;
 	int		 fd_a, st;
@@ -673,11 +674,12 @@ queue_failures(mcp_server *srv)
 		drv_finish(&d, 2);
 		return;
 	}
+	h = mcp__host(d.srv)->http;
 	/* Stream A stays open on its own connection. */
 	fd_a = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
-	sa.sin_port = htons((uint16_t)d.srv->http->port);
+	sa.sin_port = htons((uint16_t)h->port);
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	connect(fd_a, (struct sockaddr *)&sa, sizeof(sa));
 	snprintf(req, sizeof(req), "GET /sse HTTP/1.1\r\nHost: 127.0.0.1\r\n"
@@ -688,25 +690,25 @@ queue_failures(mcp_server *srv)
 		send(fd_a, req, strlen(req), MSG_NOSIGNAL);
 		break;
 	}
-	while (drv_now() - t0 < 2 && d.srv->http->nstreams < 1)
+	while (drv_now() - t0 < 2 && h->nstreams < 1)
 		drv_step(&d);
-	ok(d.srv->http->nstreams == 1, "queue failures: stream A is open");
+	ok(h->nstreams == 1, "queue failures: stream A is open");
 	/* B and C: their responses fail to queue. */
 	atomic_store(&queue_fail, 1);
 	exchange(&d, req, resp, sizeof(resp), 0.5);
 	st = status_of(resp);
 	ok(st == 0 && atomic_load(&queue_fail) == 0 &&
-	    d.srv->http->nstreams == 1, "GET /sse whose response fails to queue: "
+	    h->nstreams == 1, "GET /sse whose response fails to queue: "
 	    "closed, and the list of streams still holds A alone (%d)",
-	    d.srv->http->nstreams);
+	    h->nstreams);
 	open_session(&d);
 	snprintf(req, sizeof(req), "GET /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n"
 	    "Accept: text/event-stream\r\nMcp-Session-Id: %s\r\n\r\n", sid);
 	atomic_store(&queue_fail, 1);
 	exchange(&d, req, resp, sizeof(resp), 0.5);
-	ok(status_of(resp) == 0 && d.srv->http->nsconns == 0,
+	ok(status_of(resp) == 0 && h->nsconns == 0,
 	    "GET /mcp whose response fails to queue: closed, no stream left "
-	    "behind (%d)", d.srv->http->nsconns);
+	    "behind (%d)", h->nsconns);
 	exchange(&d, req, resp, sizeof(resp), 0.3);
 	ok(status_of(resp) == 200, "then the same GET /mcp works: %d (not 409)",
 	    status_of(resp));

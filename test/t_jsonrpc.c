@@ -14,7 +14,7 @@
 
 #include <jansson.h>
 
-#include "mcp-int.h"
+#include "rpc/rpc.h"
 #include "tap.h"
 
 /* Parses the JSON text JS (any value); aborts the test on bad JSON. */
@@ -871,7 +871,7 @@ t_raw_ids(void)
 		mcp__rpc_fields_clear(&f);
 	}
 	/* The key of 2.0 is the key of 2, whichever form it takes. */
-	id = mcp__rpc_id_raw("2.0", 3);
+	id = mcp__json_id_raw("2.0", 3);
 	key_of(json_integer(2), k1);
 	key_of(id, k2);		/* frees it */
 	is_str(k2, k1, "raw 2.0 has the key of 2");

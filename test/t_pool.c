@@ -21,7 +21,7 @@
 #include <ev.h>
 #include <jansson.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 #include "tap.h"
 
 #define NMANY	10000
@@ -236,7 +236,7 @@ harness_start2(struct harness *h, int nthreads, int max, int max_queued)
 	h->wake.data = h->guard.data = h;
 	ev_async_start(h->loop, &h->wake);
 	is_int(mcp__pool_start(&h->pool, nthreads, max ? max : nthreads,
-	    max_queued, h->loop, &h->wake), MCP_OK,
+	    max_queued, h->loop, &h->wake, mcp__call_run), MCP_OK,
 	    "pool of %d workers started", nthreads);
 	atomic_store(&running, 0);
 	atomic_store(&max_running, 0);

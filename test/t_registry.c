@@ -13,7 +13,7 @@
 
 #include <jansson.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 #include "tap.h"
 
 #define NDATA	64

@@ -10,7 +10,7 @@
 
 #include <jansson.h>
 
-#include "schema.h"
+#include "core/schema.h"
 #include "tap.h"
 
 static char	 err[1024];

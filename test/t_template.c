@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 #include "tap.h"
 
 static int	 nfreed;

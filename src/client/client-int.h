@@ -12,12 +12,17 @@
 #define MCP_CLIENT_INT_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 
-#include "mcp-int.h"
+#include <ev.h>
+
+#include "core/core.h"
+#include "rpc/rpc.h"
 #include "rpc/frame.h"
 
 #define MCP_CLIENT_TIMEOUT	30.0	/* s, a request's default */
 #define MCP_CLIENT_CLOSE_S	2.0	/* s, each step of closing */
+#define MCP_CLIENT_MAX_MESSAGE	(4u * 1024 * 1024)	/* as the server's */
 
 struct mcp_client;
 

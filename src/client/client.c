@@ -937,7 +937,7 @@ mcp_client_new(const char *name, const char *version)
 	c->timeout = MCP_CLIENT_TIMEOUT;
 	c->progress_resets = 1;
 	c->listen = 1;
-	c->max_message = MCP_DEF_MAX_MESSAGE;
+	c->max_message = MCP_CLIENT_MAX_MESSAGE;
 	c->connect_timeout = 10.0;
 	return c;
 }

@@ -7,7 +7,7 @@
 #ifndef MCP_RPC_FRAME_H
 #define MCP_RPC_FRAME_H
 
-#include "mcp-int.h"
+#include "rpc/rpc.h"
 
 /* ---- JSON lines ------------------------------------------------------ */
 

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "main/main.h"
 
 /* A property broke: say which, and crash where libFuzzer sees it. */
 #define FUZZ_CHECK(cond, ...) do {					\

@@ -18,7 +18,7 @@
 
 #include "fuzz.h"
 #include "driver.h"
-#include "http-int.h"
+#include "transport/http.h"
 #include "tools.h"
 
 static mcp_server	*srv;
@@ -70,11 +70,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sin.sin_family = AF_INET;
 	sin.sin_port = htons(40000);
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (MHD_add_connection(srv->http->d, sv[0], (struct sockaddr *)&sin,
-	    sizeof(sin)) != MHD_YES)
+	if (MHD_add_connection(mcp__host(srv)->http->d, sv[0],
+	    (struct sockaddr *)&sin, sizeof(sin)) != MHD_YES)
 		abort();
 	/* MHD takes in connections so added when it next runs. */
-	mcp__http_wake(srv->http);
+	mcp__http_wake(mcp__host(srv)->http);
 	step = (size_t)(data[0] % 128) + 1;
 	for (i = 0; off < size && i < 10000; i++) {
 		n = size - off < step ? size - off : step;

@@ -5,8 +5,9 @@
  * follows MHD_get_timeout. This file routes requests, applies what every
  * endpoint shares (Host and Origin checks, bearer auth, CORS, body limits,
  * the request deadline against slow clients), and hands /sse and
- * /messages to transport_sse.c, /mcp to transport_streamable.c. Loop
- * thread only.
+ * /messages to the legacy SSE transport, /mcp to Streamable HTTP,
+ * through the tables (struct http_transport) it is started with: it
+ * never calls them by name. Loop thread only.
  */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -23,8 +24,7 @@
 
 #include <microhttpd.h>
 
-#include "mcp-int.h"
-#include "http-int.h"
+#include "transport/http.h"
 
 /*
  * Where a connection is, and the deadline it is held to (sweep_cb).
@@ -99,23 +99,6 @@ enum {
 	ROUTE_MESSAGES = 1,
 	ROUTE_MCP
 };
-
-/* Routes, as counted and logged. */
-enum {
-	HTTP_R_MCP, HTTP_R_SSE, HTTP_R_MESSAGES, HTTP_R_HEALTHZ,
-	HTTP_R_METRICS, HTTP_R_METADATA, HTTP_R_OTHER, HTTP_R_N
-};
-
-static const char *const route_names[HTTP_R_N] = {
-	"/mcp", "/sse", "/messages", "/healthz", "/metrics",
-	"/.well-known", "other"
-};
-
-const char *
-mcp__http_route_name(int route)
-{
-	return route >= 0 && route < HTTP_R_N ? route_names[route] : "other";
-}
 
 static int	 reply_rpc_id(struct MHD_Connection *, int, const json_t *,
 		    int, const char *, const char *);
@@ -219,7 +202,7 @@ sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	struct http		*h = w->data;
 	struct conn_info	*ci;
 	double			 now = ev_now(loop), limit;
-	int			 n = 0;
+	int			 i, n = 0;
 
 	(void)revents;
 	for (ci = h->conns; ci != NULL; ci = ci->next) {
@@ -239,7 +222,9 @@ sweep_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		    n == 1 ? "" : "s");
 		h->need_run = 1;
 	}
-	mcp__mcp_sweep(h, now);
+	for (i = 0; i < HT_N; i++)
+		if (h->tr[i] != NULL && h->tr[i]->sweep != NULL)
+			h->tr[i]->sweep(h, now);
 }
 
 static void
@@ -512,13 +497,13 @@ access_line(struct conn_info *ci, struct req *r)
 	mcp__lctx.sid = ci->sid[0] != '\0' ? ci->sid : r != NULL &&
 	    r->sid[0] != '\0' ? r->sid : NULL;
 	lf.method = ci->method;
-	lf.route = route_names[ci->route];
+	lf.route = mcp__metrics_route_name(ci->route);
 	lf.status = ci->status != 0 ? ci->status : 499;
 	lf.duration_ms = (ev_time() - ci->t0) * 1000;
 	lf.bytes_in = ci->in;
 	lf.bytes_out = ci->out;
 	mcp__log_fields(MCP_LOG_NOTICE | MCP_LOG_FORCE, &lf, "%s %s %d",
-	    ci->method, route_names[ci->route], lf.status);
+	    ci->method, lf.route, lf.status);
 	mcp__lctx = saved;
 }
 
@@ -551,7 +536,8 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	if (r == NULL)
 		return;
 	h->nreqs--;
-	mcp__mcp_req_done(r);
+	if (r->tr->req_done != NULL)
+		r->tr->req_done(r);
 	free(r->origin);
 	mcp__buf_free(&r->body);
 	free(r);
@@ -1421,7 +1407,7 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		if (strcmp(method, "GET") != 0)
 			return reply_text(conn, 405, "method not allowed\n",
 			    "Allow", "GET");
-		return mcp__sse_open(h, conn, origin);
+		return h->tr[HT_SSE]->get(h, conn, NULL, origin);
 	}
 	kind = ROUTE_MESSAGES;
 	if (path != NULL && strcmp(path, "/mcp") == 0) {
@@ -1430,9 +1416,9 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		    "Mcp-Session-Id");
 		set_sid(ci, sid);
 		if (strcmp(method, "GET") == 0)
-			return mcp__mcp_get(h, conn, sid, origin);
+			return h->tr[HT_MCP]->get(h, conn, sid, origin);
 		if (strcmp(method, "DELETE") == 0)
-			return mcp__mcp_delete(h, conn, sid, origin);
+			return h->tr[HT_MCP]->del(h, conn, sid, origin);
 		if (strcmp(method, "POST") != 0)
 			return reply_text(conn, 405, "method not allowed\n",
 			    "Allow", "GET, POST, DELETE");
@@ -1474,6 +1460,7 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		return MHD_NO;
 	h->nreqs++;
 	r->kind = kind;
+	r->tr = h->tr[kind == ROUTE_MCP ? HT_MCP : HT_SSE];
 	if (too_large) {
 		r->too_large = 1;
 		mcp__idscan_init(&r->scan);
@@ -1549,18 +1536,17 @@ handle(struct http *h, struct MHD_Connection *conn, const char *url,
 	mcp__http_serving(conn);
 	/* A suspended POST is back: its answer (or stream) is ready. */
 	if (r->posted)
-		return mcp__mcp_resumed(h, conn, r);
+		return r->tr->resumed(h, conn, r);
 	if (r->too_large)
 		return too_large(conn, r);
 	if (r->kind == ROUTE_MCP) {
 		r->posted = 1;
-		return mcp__mcp_post(h, conn, r);
+		return r->tr->post(h, conn, r);
 	}
 	if (r->sid[0] == '\0')
 		return mcp__http_reply_rpc(conn, 400, MCP_RPC_INVALID_REQUEST,
 		    "missing sessionId", r->origin);
-	return mcp__sse_post(h, conn, r->sid, r->body.data, r->body.len,
-	    r->origin);
+	return r->tr->post(h, conn, r);
 }
 
 /* MHD's handler: the request's id is on every line logged meanwhile. */
@@ -1681,18 +1667,20 @@ show_addr(const struct sockaddr_storage *ss, unsigned int port, char *out,
 
 /*
  * A daemon on ADDR ("ADDR:PORT", or "systemd": the socket a systemd
- * socket unit passed, sd_listen_fds(3)'s way). METRICS_ONLY: the
- * --metrics-listen daemon, which serves /metrics and /healthz alone.
+ * socket unit passed, sd_listen_fds(3)'s way), routing to the transports
+ * TR; TR NULL: the --metrics-listen daemon, which serves /metrics and
+ * /healthz alone.
  */
 static struct http *
-http_new(struct mcp_server *srv, const char *addr, int metrics_only)
+http_new(struct mcp_server *srv, struct http_conf *conf, const char *addr,
+    const struct http_transport *const tr[HT_N])
 {
 	struct http			*h;
 	struct sockaddr_storage		 ss;
 	const union MHD_DaemonInfo	*info;
 	socklen_t			 sslen = sizeof(ss);
 	unsigned int			 flags;
-	int				 fd = -1;
+	int				 fd = -1, i, metrics_only = tr == NULL;
 
 	if (strncmp(addr, "systemd", 7) == 0 && (addr[7] == '\0' ||
 	    addr[7] == ':')) {
@@ -1716,10 +1704,12 @@ http_new(struct mcp_server *srv, const char *addr, int metrics_only)
 	if (h == NULL)
 		return NULL;
 	h->srv = srv;
-	h->conf = &srv->hconf;
+	h->conf = conf;
+	for (i = 0; tr != NULL && i < HT_N; i++)
+		h->tr[i] = tr[i];
 	h->metrics_only = metrics_only;
 	h->loopback = is_loopback(&ss);
-	h->max_conns = metrics_only ? 64 : srv->hconf.max_sessions + 1024;
+	h->max_conns = metrics_only ? 64 : conf->max_sessions + 1024;
 	raise_nofile();
 	flags = MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME | MHD_USE_ERROR_LOG |
 	    MHD_USE_TURBO;
@@ -1764,26 +1754,28 @@ http_new(struct mcp_server *srv, const char *addr, int metrics_only)
 }
 
 int
-mcp__http_start(struct mcp_server *srv)
+mcp__http_start(struct mcp_server *srv, struct http_conf *conf,
+    const struct http_transport *const tr[HT_N], struct http **http,
+    struct http **mhttp)
 {
 	struct http	*h;
-	const char	*bp = srv->hconf.base_path;
+	const char	*bp = conf->base_path;
 
-	if (srv->hconf.metrics_listen != NULL) {
-		srv->mhttp = http_new(srv, srv->hconf.metrics_listen, 1);
-		if (srv->mhttp == NULL)
+	if (conf->metrics_listen != NULL) {
+		*mhttp = http_new(srv, conf, conf->metrics_listen, NULL);
+		if (*mhttp == NULL)
 			return MCP_ESYS;
 		mcp_log(MCP_LOG_NOTICE, "metrics on %s/metrics",
-		    srv->mhttp->shown);
+		    (*mhttp)->shown);
 	}
-	if (srv->hconf.addr == NULL)
+	if (conf->addr == NULL)
 		return MCP_OK;
-	if ((h = http_new(srv, srv->hconf.addr, 0)) == NULL)
+	if ((h = http_new(srv, conf, conf->addr, tr)) == NULL)
 		return MCP_ESYS;
-	srv->http = h;
+	*http = h;
 	mcp_log(MCP_LOG_NOTICE, "listening on %s%s/sse and %s%s/mcp",
 	    h->shown, bp, h->shown, bp);
-	if (srv->hconf.metrics)
+	if (conf->metrics)
 		mcp_log(MCP_LOG_NOTICE, "metrics on %s%s/metrics", h->shown,
 		    bp);
 	return MCP_OK;
@@ -1806,10 +1798,13 @@ mcp__http_quiesce(struct http *h)
 void
 mcp__http_abort(struct http *h)
 {
+	int	 i;
+
 	if (h == NULL)
 		return;
-	mcp__sse_abort_all(h);
-	mcp__mcp_abort_all(h);
+	for (i = 0; i < HT_N; i++)
+		if (h->tr[i] != NULL && h->tr[i]->abort_all != NULL)
+			h->tr[i]->abort_all(h);
 }
 
 /*
@@ -1820,18 +1815,27 @@ mcp__http_abort(struct http *h)
 int
 mcp__http_drained(struct http *h)
 {
+	const struct http_transport *t;
+	int		 i, open = 0;
+
 	if (h == NULL)
 		return 1;
 	/* Once ended, streams take nothing new: no need to look again, and
 	 * looking on every stream's exit would be quadratic. */
 	if (!h->ended) {
-		if (mcp__sse_busy(h) || mcp__mcp_busy(h))
-			return 0;
-		mcp__sse_end_all(h);
-		mcp__mcp_end_all(h);
+		for (i = 0; i < HT_N; i++)
+			if ((t = h->tr[i]) != NULL && t->busy != NULL &&
+			    t->busy(h))
+				return 0;
+		for (i = 0; i < HT_N; i++)
+			if ((t = h->tr[i]) != NULL && t->end_all != NULL)
+				t->end_all(h);
 		h->ended = 1;
 	}
-	return h->nstreams == 0 && h->nsconns == 0 && h->nreqs == 0;
+	for (i = 0; i < HT_N; i++)
+		if ((t = h->tr[i]) != NULL && t->streams != NULL)
+			open += t->streams(h);
+	return open == 0 && h->nreqs == 0;
 }
 
 void
@@ -1842,8 +1846,9 @@ mcp__http_free(struct http *h)
 
 	if (h == NULL)
 		return;
-	mcp__sse_end_all(h);
-	mcp__mcp_free_all(h);
+	for (i = 0; i < HT_N; i++)
+		if (h->tr[i] != NULL && h->tr[i]->free_all != NULL)
+			h->tr[i]->free_all(h);
 	/* MHD wants every connection resumed before it stops. */
 	MHD_run(h->d);
 	ev_io_stop(h->srv->loop, &h->io);

@@ -1,10 +1,16 @@
 /*
- * http-int.h: what http.c (the daemon), transport_sse.c (the legacy SSE
- * sessions) and transport_streamable.c (/mcp) share. Loop thread only,
+ * http.h: what http.c (the daemon), transport_sse.c (the legacy SSE
+ * sessions) and transport_streamable.c (/mcp) share, inside the
+ * transport layer. http.c is the lower of them: it reaches the other two
+ * only through their struct http_transport tables. Loop thread only,
  * like everything HTTP.
  */
-#ifndef MCP_HTTP_INT_H
-#define MCP_HTTP_INT_H
+#ifndef MCP_HTTP_H
+#define MCP_HTTP_H
+
+#include <microhttpd.h>
+
+#include "transport/transport.h"
 
 #define SSE_BUCKETS	4096
 #define PEER_BUCKETS	1024
@@ -19,6 +25,7 @@ struct route;
 /* Per request, in *req_cls. */
 struct req {
 	int		 kind;		/* ROUTE_* in http.c */
+	const struct http_transport *tr;	/* the transport it goes to */
 	int		 too_large;	/* over --max-message: thrown away */
 	struct idscan	 scan;		/* ... scanned for its id */
 	int		 fresh;		/* /mcp: it opened its session */
@@ -41,9 +48,48 @@ struct peer_watch {
 	void		*owner;
 };
 
+/*
+ * An MCP transport over HTTP as the daemon sees it, like an nginx
+ * module's table: http.c routes requests to it and drives its streams
+ * through it, and never names transport_sse.c or transport_streamable.c.
+ * Their tables (mcp__sse_transport, mcp__streamable_transport) come from
+ * main/server.c, through mcp__http_start. Lifecycle members may be NULL
+ * (no such work); a route's members are there when the transport has
+ * the route. Loop thread.
+ */
+struct http_transport {
+	/* GET on its stream path (/sse, /mcp); SID: Mcp-Session-Id. */
+	enum MHD_Result	(*get)(struct http *h, struct MHD_Connection *conn,
+			    const char *sid, const char *origin);
+	/* DELETE on it (/mcp). */
+	enum MHD_Result	(*del)(struct http *h, struct MHD_Connection *conn,
+			    const char *sid, const char *origin);
+	/* A POST to it (/messages, /mcp), its body read whole into RQ. */
+	enum MHD_Result	(*post)(struct http *h, struct MHD_Connection *conn,
+			    struct req *rq);
+	/* A POST that post suspended is resumed (/mcp). */
+	enum MHD_Result	(*resumed)(struct http *h,
+			    struct MHD_Connection *conn, struct req *rq);
+	/* MHD is done with RQ: answered, or its client left. */
+	void		(*req_done)(struct req *rq);
+	/* Once a second, beside the request deadlines. */
+	void		(*sweep)(struct http *h, double now);
+	/* Draining: is an answer still owed, or a byte still queued? */
+	int		(*busy)(struct http *h);
+	/* Nothing is owed any more: end every stream. */
+	void		(*end_all)(struct http *h);
+	/* Streams still open: the drain ends when none is. */
+	int		(*streams)(struct http *h);
+	/* The grace period is over: every call left gets its error. */
+	void		(*abort_all)(struct http *h);
+	/* The daemon stops: end whatever is left. */
+	void		(*free_all)(struct http *h);
+};
+
 struct http {
 	struct mcp_server	*srv;
 	struct http_conf	*conf;
+	const struct http_transport *tr[HT_N];	/* none: --metrics-listen's */
 	struct MHD_Daemon	*d;
 	ev_io			 io;		/* MHD's epoll fd */
 	ev_timer		 timer;		/* MHD_get_timeout */
@@ -75,6 +121,14 @@ struct http {
 	int			 nsconns;
 };
 
+/* http.c helpers for the transports */
+int	 mcp__http_reply(struct MHD_Connection *conn, int status,
+	    const char *ctype, const char *body, size_t len,
+	    const char *origin) MCP_HIDDEN;
+int	 mcp__http_reply_rpc(struct MHD_Connection *conn, int status,
+	    int code, const char *msg, const char *origin) MCP_HIDDEN;
+void	 mcp__http_cors(void *resp, const char *origin) MCP_HIDDEN;
+void	 mcp__http_wake(struct http *h) MCP_HIDDEN;
 void	 mcp__http_serving(struct MHD_Connection *conn) MCP_HIDDEN;
 void	 mcp__http_watch(struct http *h, struct peer_watch *w,
 	    struct MHD_Connection *conn) MCP_HIDDEN;
@@ -100,21 +154,4 @@ struct MHD_Response *mcp__http_body(struct http *h,
 	    struct MHD_Connection *conn, struct buf *b) MCP_HIDDEN;
 int	 mcp__http_new_id(char *out) MCP_HIDDEN;
 
-/* transport_streamable.c, called by http.c */
-enum MHD_Result mcp__mcp_post(struct http *h, struct MHD_Connection *conn,
-	    struct req *rq) MCP_HIDDEN;
-enum MHD_Result mcp__mcp_resumed(struct http *h,
-	    struct MHD_Connection *conn, struct req *rq) MCP_HIDDEN;
-enum MHD_Result mcp__mcp_get(struct http *h, struct MHD_Connection *conn,
-	    const char *sid, const char *origin) MCP_HIDDEN;
-enum MHD_Result mcp__mcp_delete(struct http *h,
-	    struct MHD_Connection *conn, const char *sid, const char *origin)
-	    MCP_HIDDEN;
-void	 mcp__mcp_req_done(struct req *rq) MCP_HIDDEN;
-void	 mcp__mcp_sweep(struct http *h, double now) MCP_HIDDEN;
-int	 mcp__mcp_busy(struct http *h) MCP_HIDDEN;
-void	 mcp__mcp_end_all(struct http *h) MCP_HIDDEN;
-void	 mcp__mcp_abort_all(struct http *h) MCP_HIDDEN;
-void	 mcp__mcp_free_all(struct http *h) MCP_HIDDEN;
-
-#endif /* MCP_HTTP_INT_H */
+#endif /* MCP_HTTP_H */

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "core/core.h"
 
 #define TABLE_BUCKETS	64
 

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 
 #define IDLE_EXIT	30	/* seconds before an extra thread leaves */
 
@@ -112,7 +112,7 @@ worker(void *arg)
 		    memory_order_relaxed);
 		pthread_mutex_unlock(&p->lock);
 		c->next = NULL;
-		mcp__call_run(c);
+		p->run(c);
 		post(p, c, c);
 	}
 	/* Lock held: leaving, idle too long or stopping; join me later. */
@@ -159,14 +159,33 @@ spawn(struct pool *p)
 	return MCP_OK;
 }
 
+/* Runs only while calls are queued, so an idle server never wakes. */
+static void
+grow_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)revents;
+	if (mcp__pool_grow(w->data, MCP_GROW_AFTER) == 0)
+		ev_timer_stop(loop, w);
+}
+
+/* Loop: calls were queued: watch that they do not wait behind slow ones. */
+void
+mcp__pool_queued(struct pool *p)
+{
+	if (!ev_is_active(&p->grow))
+		ev_timer_again(p->loop, &p->grow);
+}
+
 /*
- * Starts CORE workers, growing to MAX under slow calls. Completions wake
+ * Starts CORE workers, growing to MAX under slow calls, each running RUN
+ * on the calls it takes (mcp__call_run: the pool does not know what a
+ * call does, as libuv's does not know its work_cb). Completions wake
  * WAKE on LOOP. Returns MCP_OK, or MCP_ESYS after logging (no thread is
  * left running then).
  */
 int
 mcp__pool_start(struct pool *p, int core, int max, int max_queued,
-    struct ev_loop *loop, ev_async *wake)
+    struct ev_loop *loop, ev_async *wake, void (*run)(struct mcp_call *))
 {
 	int	 i, rc = MCP_OK;
 
@@ -176,6 +195,10 @@ mcp__pool_start(struct pool *p, int core, int max, int max_queued,
 	p->max = max > core ? max : core;
 	p->loop = loop;
 	p->wake = wake;
+	p->run = run;
+	ev_timer_init(&p->grow, grow_cb, MCP_GROW_AFTER / 2,
+	    MCP_GROW_AFTER / 2);
+	p->grow.data = p;
 	p->workers = calloc((size_t)p->max, sizeof(*p->workers));
 	if (p->workers == NULL)
 		return MCP_ENOMEM;
@@ -327,6 +350,7 @@ mcp__pool_stop(struct pool *p)
 	if (!p->started)
 		return NULL;
 	p->started = 0;
+	ev_timer_stop(p->loop, &p->grow);
 	pthread_mutex_lock(&p->lock);
 	p->stop = 1;
 	/* Calls a plug still holds never reached a worker either. */

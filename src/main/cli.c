@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mcp-int.h"
+#include "main/main.h"
 
 enum {
 	OPT_STDIO = 256,
@@ -147,12 +147,13 @@ print_stdout(const char *s, size_t n)
 static size_t
 help(struct mcp_server *srv, const char *prog, char *text, size_t size)
 {
-	struct http_conf	*c = &srv->hconf;
+	struct host		*host = mcp__host(srv);
+	struct http_conf	*c = &host->hconf;
 	int			 n;
 
 	n = snprintf(text, size, usage_text, prog, MCP_VERSION,
-	    srv->workers, srv->max_workers, srv->max_message,
-	    srv->queue_size, srv->page_size, srv->grace_ms,
+	    host->workers, host->max_workers, srv->max_message,
+	    srv->queue_size, srv->page_size, host->grace_ms,
 	    srv->tool_timeout_ms, srv->max_batch, srv->max_subscriptions,
 	    c->keepalive,
 	    c->max_sessions, c->max_inflight, c->max_queued,
@@ -234,7 +235,7 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 		goto usage;
 	}
 	/* stdio is the default; with --http, only when asked for too. */
-	if (stdio || srv->hconf.addr == NULL) {
+	if (stdio || mcp__host(srv)->hconf.addr == NULL) {
 		rc = mcp_server_listen(srv, "stdio");
 		if (rc != MCP_OK)
 			return rc;
@@ -244,7 +245,8 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 			    "\"method\":\"ping\"}", srv->name, srv->version);
 		else
 			MCP_LOG(MCP_LOG_INFO, "%s %s on stdio, %d workers",
-			    srv->name, srv->version, srv->workers);
+			    srv->name, srv->version,
+			    mcp__host(srv)->workers);
 	}
 	return mcp_server_run(srv);
 

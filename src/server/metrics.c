@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 
 static const char *const method_names[MM_N] = {
 	"initialize", "ping", "tools/list", "tools/call", "resources/list",
@@ -43,6 +43,11 @@ static const char *const reason_names[MR_N] = {
 
 static const char *const limit_names[ML_N] = {
 	"per_ip", "total", "max_sessions", "too_large", "draining"
+};
+
+static const char *const route_names[HTTP_R_N] = {
+	"/mcp", "/sse", "/messages", "/healthz", "/metrics",
+	"/.well-known", "other"
 };
 
 /* Upper bounds of the call duration buckets, in seconds (+Inf last). */
@@ -128,6 +133,13 @@ mcp__metrics_call(struct mcp_server *srv, struct mcp_call *c, int outcome,
 		;
 	ts->bucket[i]++;
 	ts->sum += d;
+}
+
+/* ROUTE's name (HTTP_R_*), as counted and logged. */
+const char *
+mcp__metrics_route_name(int route)
+{
+	return route >= 0 && route < HTTP_R_N ? route_names[route] : "other";
 }
 
 /* Counts a response of STATUS on ROUTE (an HTTP_R_* index). */
@@ -378,7 +390,7 @@ http(struct buf *b, const struct metrics *m)
 	    "HTTP responses, by route and status.");
 	for (i = 0; i < m->nhttp; i++)
 		put(b, "mcp_http_responses_total{route=\"%s\",status=\"%d\"} "
-		    "%llu\n", mcp__http_route_name(m->http[i].route),
+		    "%llu\n", mcp__metrics_route_name(m->http[i].route),
 		    m->http[i].status, (unsigned long long)m->http[i].n);
 	family(b, "mcp_http_request_body_bytes_total", "counter",
 	    "Bytes of HTTP request bodies received.");

@@ -4,6 +4,9 @@
  * libev loop, every transport and session, and is the only thread that
  * writes to a client. Setup calls run before that on one thread;
  * mcp_server_stop may be called from anywhere, signal handlers included.
+ * The object is a struct host around the struct mcp_server that the
+ * layers under this one see; they reach back here only through the
+ * server_hooks and callbacks set below.
  *
  * Shutdown: end of input, a signal or mcp_server_stop makes the server
  * drain: transports stop reading, calls in flight finish and their
@@ -20,59 +23,43 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mcp-int.h"
+#include "main/main.h"
+
+static void	 check_drained(struct mcp_server *);
 
 static void
 done_cb(struct ev_loop *loop, ev_async *w, int revents)
 {
-	struct mcp_server	*srv = w->data;
-	struct mcp_call		*c, *next;
+	struct host	*host = w->data;
+	struct mcp_call	*c, *next;
 
 	(void)loop;
 	(void)revents;
-	for (c = mcp__pool_completions(&srv->pool); c != NULL; c = next) {
+	for (c = mcp__pool_completions(&host->srv.pool); c != NULL;
+	    c = next) {
 		next = c->next;
 		if (c->note_of != NULL)
 			mcp__protocol_note(c);
 		else
 			mcp__protocol_complete(c);
 	}
-	if (srv->stdio != NULL && !srv->draining)
-		mcp__stdio_resume(srv->stdio);
-	mcp__server_check_drained(srv);
+	if (host->stdio != NULL && !host->srv.draining)
+		mcp__stdio_resume(host->stdio);
+	check_drained(&host->srv);
 }
 
 /* Flush output just before the loop blocks (Redis's beforeSleep). */
 static void
 flush_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 {
-	struct mcp_server	*srv = w->data;
+	struct host	*host = w->data;
 
 	(void)loop;
 	(void)revents;
-	if (srv->stdio != NULL)
-		mcp__stdio_flush(srv->stdio);
-	mcp__http_flush(srv->http);
-	mcp__http_flush(srv->mhttp);
-}
-
-/* Runs only while calls are queued, so an idle server never wakes. */
-static void
-grow_cb(struct ev_loop *loop, ev_timer *w, int revents)
-{
-	struct mcp_server	*srv = w->data;
-
-	(void)revents;
-	if (mcp__pool_grow(&srv->pool, MCP_GROW_AFTER) == 0)
-		ev_timer_stop(loop, w);
-}
-
-/* Calls were queued: watch that they do not wait behind slow ones. */
-void
-mcp__server_queued(struct mcp_server *srv)
-{
-	if (!ev_is_active(&srv->grow))
-		ev_timer_again(srv->loop, &srv->grow);
+	if (host->stdio != NULL)
+		mcp__stdio_flush(host->stdio);
+	mcp__http_flush(host->http);
+	mcp__http_flush(host->mhttp);
 }
 
 /*
@@ -85,45 +72,40 @@ mcp__server_queued(struct mcp_server *srv)
 static void
 deadline_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct mcp_server	*srv = w->data;
-	double			 now = ev_now(loop);
+	struct host	*host = w->data;
+	double		 now = ev_now(loop), out_at = host->srv.out_at;
 
 	(void)revents;
-	if (now - srv->out_at < MCP_STALL_S &&
-	    now - srv->aborted_at < srv->hconf.idle_timeout) {
-		ev_timer_set(w, MCP_STALL_S - (now - srv->out_at), 0.0);
+	if (now - out_at < MCP_STALL_S &&
+	    now - host->aborted_at < host->hconf.idle_timeout) {
+		ev_timer_set(w, MCP_STALL_S - (now - out_at), 0.0);
 		ev_timer_start(loop, w);
 		return;
 	}
 	mcp_log(MCP_LOG_WARN, "shutdown: output could not be flushed, "
 	    "exiting anyway");
-	srv->stopped = 1;
+	host->stopped = 1;
 	ev_break(loop, EVBREAK_ALL);
-}
-
-/* Loop: bytes of an answer went to a client (the deadline's measure). */
-void
-mcp__server_progress(struct mcp_server *srv)
-{
-	srv->out_at = ev_now(srv->loop);
 }
 
 /* The grace period is over: answer what is left with errors. */
 static void
-abort_now(struct mcp_server *srv)
+abort_now(struct host *host)
 {
-	if (srv->aborted)
+	struct ev_loop	*loop = host->srv.loop;
+
+	if (host->aborted)
 		return;
-	srv->aborted = 1;
-	ev_timer_stop(srv->loop, &srv->grace);
-	if (srv->stdio != NULL)
-		mcp__stdio_abort(srv->stdio);
-	mcp__http_abort(srv->http);
+	host->aborted = 1;
+	ev_timer_stop(loop, &host->grace);
+	if (host->stdio != NULL)
+		mcp__stdio_abort(host->stdio);
+	mcp__http_abort(host->http);
 	/* A client that never reads must not keep us alive. */
-	srv->aborted_at = srv->out_at = ev_now(srv->loop);
-	ev_timer_set(&srv->deadline, MCP_STALL_S, 0.0);
-	ev_timer_start(srv->loop, &srv->deadline);
-	mcp__server_check_drained(srv);
+	host->aborted_at = host->srv.out_at = ev_now(loop);
+	ev_timer_set(&host->deadline, MCP_STALL_S, 0.0);
+	ev_timer_start(loop, &host->deadline);
+	check_drained(&host->srv);
 }
 
 static void
@@ -136,56 +118,65 @@ grace_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	abort_now(w->data);
 }
 
-void
-mcp__server_drain(struct mcp_server *srv, int with_grace)
+/*
+ * A transport ran dry (EOF) or a signal came: stop taking input, and
+ * finish when every transport is idle. WITH_GRACE bounds the wait.
+ */
+static void
+drain(struct host *host, int with_grace)
 {
-	if (!srv->draining) {
-		srv->draining = 1;
+	if (!host->srv.draining) {
+		host->srv.draining = 1;
 		mcp__sd_notify("STOPPING=1");
-		if (srv->stdio != NULL)
-			mcp__stdio_stop_input(srv->stdio);
-		mcp__http_quiesce(srv->http);
+		if (host->stdio != NULL)
+			mcp__stdio_stop_input(host->stdio);
+		mcp__http_quiesce(host->http);
 	}
-	if (with_grace && !ev_is_active(&srv->grace) && !srv->aborted) {
-		ev_timer_set(&srv->grace, srv->grace_ms / 1000.0, 0.0);
-		ev_timer_start(srv->loop, &srv->grace);
+	if (with_grace && !ev_is_active(&host->grace) && !host->aborted) {
+		ev_timer_set(&host->grace, host->grace_ms / 1000.0, 0.0);
+		ev_timer_start(host->srv.loop, &host->grace);
 	}
-	mcp__server_check_drained(srv);
+	check_drained(&host->srv);
 }
 
-/* A transport's input ended (stdin EOF): alone, that ends the server. */
-void
-mcp__server_input_done(struct mcp_server *srv)
+/* The stdio transport's input ended (EOF): alone, that ends the server. */
+static void
+input_done(struct mcp_server *srv)
 {
-	if (srv->http == NULL)
-		mcp__server_drain(srv, 0);
+	struct host	*host = mcp__host(srv);
+
+	if (host->http == NULL)
+		drain(host, 0);
 }
 
-void
-mcp__server_check_drained(struct mcp_server *srv)
+/* The server_hooks' check: the loop stops once every transport is idle. */
+static void
+check_drained(struct mcp_server *srv)
 {
+	struct host	*host = mcp__host(srv);
+
 	if (!srv->draining)
 		return;
-	if (srv->stdio != NULL && !mcp__stdio_idle(srv->stdio))
+	if (host->stdio != NULL && !mcp__stdio_idle(host->stdio))
 		return;
-	if (!mcp__http_drained(srv->http))
+	if (!mcp__http_drained(host->http))
 		return;
-	srv->stopped = 1;
+	host->stopped = 1;
 	ev_break(srv->loop, EVBREAK_ALL);
 }
 
 static void
-stop_request(struct mcp_server *srv, const char *why)
+stop_request(struct host *host, const char *why)
 {
-	if (srv->draining && ev_is_active(&srv->grace)) {
+	if (host->srv.draining && ev_is_active(&host->grace)) {
 		mcp_log(MCP_LOG_NOTICE, "%s again: not waiting any longer",
 		    why);
-		abort_now(srv);
+		abort_now(host);
 		return;
 	}
 	mcp_log(MCP_LOG_NOTICE, "%s: finishing calls in flight (grace "
-	    "%d ms)", why, srv->grace_ms);
-	mcp__server_drain(srv, 1);
+	    "%d ms)", why, host->grace_ms);
+	drain(host, 1);
 }
 
 static void
@@ -204,9 +195,9 @@ signal_cb(struct ev_loop *loop, ev_signal *w, int revents)
 static void
 hup_cb(struct ev_loop *loop, ev_signal *w, int revents)
 {
-	struct mcp_server	*srv = w->data;
-	struct timespec		 ts;
-	char			 state[64];
+	struct host	*host = w->data;
+	struct timespec	 ts;
+	char		 state[64];
 
 	(void)loop;
 	(void)revents;
@@ -218,11 +209,11 @@ hup_cb(struct ev_loop *loop, ev_signal *w, int revents)
 	    (unsigned long long)ts.tv_nsec / 1000);
 	mcp__sd_notify(state);
 	mcp__log_reopen();
-	if (srv->hconf.auth_token_file == NULL)
+	if (host->hconf.auth_token_file == NULL)
 		mcp_log(MCP_LOG_NOTICE, "SIGHUP: reloaded");
-	else if (mcp__reload_token(&srv->hconf) == MCP_OK)
+	else if (mcp__reload_token(&host->hconf) == MCP_OK)
 		mcp_log(MCP_LOG_NOTICE, "SIGHUP: auth token re-read from %s",
-		    srv->hconf.auth_token_file);
+		    host->hconf.auth_token_file);
 	mcp__sd_notify("READY=1");
 }
 
@@ -243,9 +234,20 @@ stop_cb(struct ev_loop *loop, ev_async *w, int revents)
 	stop_request(w->data, "stop requested");
 }
 
+static const struct server_hooks hooks = {
+	check_drained,
+};
+
+/* What the HTTP daemon routes to: the legacy SSE transport, /mcp. */
+static const struct http_transport *const http_transports[HT_N] = {
+	&mcp__sse_transport,
+	&mcp__streamable_transport,
+};
+
 mcp_server *
 mcp_server_new(const char *name, const char *version)
 {
+	struct host		*host;
 	struct mcp_server	*srv;
 	long			 n;
 	int			 fd;
@@ -260,37 +262,39 @@ mcp_server_new(const char *name, const char *version)
 		if (fcntl(fd, F_GETFD) == -1 && errno == EBADF &&
 		    open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY) != fd)
 			return NULL;
-	srv = calloc(1, sizeof(*srv));
-	if (srv == NULL)
+	host = calloc(1, sizeof(*host));
+	if (host == NULL)
 		return NULL;
+	srv = &host->srv;
+	srv->hooks = &hooks;
 	srv->name = strdup(name != NULL ? name : "mcp-server");
 	srv->version = strdup(version != NULL ? version : "0.0.0");
 	if (srv->name == NULL || srv->version == NULL)
 		goto fail;
 	n = sysconf(_SC_NPROCESSORS_ONLN);
-	srv->workers = n > 0 ? (int)n : 2;
-	srv->max_workers = MCP_DEF_MAX_WORKERS;
+	host->workers = n > 0 ? (int)n : 2;
+	host->max_workers = MCP_DEF_MAX_WORKERS;
 	srv->max_message = MCP_DEF_MAX_MESSAGE;
 	srv->queue_size = MCP_DEF_QUEUE_SIZE;
 	srv->page_size = MCP_DEF_PAGE_SIZE;
-	srv->grace_ms = MCP_DEF_GRACE_MS;
+	host->grace_ms = MCP_DEF_GRACE_MS;
 	srv->max_batch = MCP_DEF_MAX_BATCH;
-	srv->stdio_in = STDIN_FILENO;
-	srv->stdio_out = STDOUT_FILENO;
+	host->stdio_in = STDIN_FILENO;
+	host->stdio_out = STDOUT_FILENO;
 	srv->max_subscriptions = MCP_DEF_MAX_SUBS;
-	srv->hconf.base_path = strdup("");
-	srv->hconf.keepalive = MCP_DEF_KEEPALIVE;
-	srv->hconf.max_sessions = MCP_DEF_MAX_SESSIONS;
-	srv->hconf.max_inflight = MCP_DEF_HTTP_INFLIGHT;
-	srv->hconf.max_queued = MCP_DEF_MAX_QUEUED;
-	srv->hconf.request_timeout = MCP_DEF_REQ_TIMEOUT;
-	srv->hconf.idle_timeout = MCP_DEF_IDLE_TIMEOUT;
-	srv->hconf.max_per_ip = MCP_DEF_MAX_PER_IP;
-	srv->hconf.event_log = MCP_DEF_EVENT_LOG;
-	srv->hconf.session_timeout = MCP_DEF_SESSION_TIMEOUT;
-	srv->hconf.sse_retry = MCP_DEF_SSE_RETRY;
-	srv->hconf.stream_after_ms = MCP_DEF_STREAM_AFTER;
-	if (srv->hconf.base_path == NULL)
+	host->hconf.base_path = strdup("");
+	host->hconf.keepalive = MCP_DEF_KEEPALIVE;
+	host->hconf.max_sessions = MCP_DEF_MAX_SESSIONS;
+	host->hconf.max_inflight = MCP_DEF_HTTP_INFLIGHT;
+	host->hconf.max_queued = MCP_DEF_MAX_QUEUED;
+	host->hconf.request_timeout = MCP_DEF_REQ_TIMEOUT;
+	host->hconf.idle_timeout = MCP_DEF_IDLE_TIMEOUT;
+	host->hconf.max_per_ip = MCP_DEF_MAX_PER_IP;
+	host->hconf.event_log = MCP_DEF_EVENT_LOG;
+	host->hconf.session_timeout = MCP_DEF_SESSION_TIMEOUT;
+	host->hconf.sse_retry = MCP_DEF_SSE_RETRY;
+	host->hconf.stream_after_ms = MCP_DEF_STREAM_AFTER;
+	if (host->hconf.base_path == NULL)
 		goto fail;
 	if (mcp__registry_new(&srv->reg) != MCP_OK)
 		goto fail;
@@ -299,24 +303,21 @@ mcp_server_new(const char *name, const char *version)
 	srv->loop = ev_loop_new(EVFLAG_AUTO);
 	if (srv->loop == NULL)
 		goto fail_feat;
-	atomic_init(&srv->stop_requested, 0);
-	ev_async_init(&srv->done, done_cb);
-	ev_async_init(&srv->stop_async, stop_cb);
-	ev_signal_init(&srv->sigterm, signal_cb, SIGTERM);
-	ev_signal_init(&srv->sigint, signal_cb, SIGINT);
-	ev_signal_init(&srv->sighup, hup_cb, SIGHUP);
-	ev_timer_init(&srv->watchdog, watchdog_cb, 0.0, 0.0);
-	srv->sighup.data = srv->watchdog.data = srv;
+	atomic_init(&host->stop_requested, 0);
+	ev_async_init(&host->done, done_cb);
+	ev_async_init(&host->stop_async, stop_cb);
+	ev_signal_init(&host->sigterm, signal_cb, SIGTERM);
+	ev_signal_init(&host->sigint, signal_cb, SIGINT);
+	ev_signal_init(&host->sighup, hup_cb, SIGHUP);
+	ev_timer_init(&host->watchdog, watchdog_cb, 0.0, 0.0);
+	host->sighup.data = host->watchdog.data = host;
 	mcp__metrics_init(&srv->metrics);
-	ev_prepare_init(&srv->flush, flush_cb);
-	ev_timer_init(&srv->grace, grace_cb, 0.0, 0.0);
-	ev_timer_init(&srv->deadline, deadline_cb, 0.0, 0.0);
-	ev_timer_init(&srv->grow, grow_cb, MCP_GROW_AFTER / 2,
-	    MCP_GROW_AFTER / 2);
-	srv->done.data = srv->stop_async.data = srv;
-	srv->sigterm.data = srv->sigint.data = srv;
-	srv->flush.data = srv->grace.data = srv->deadline.data = srv;
-	srv->grow.data = srv;
+	ev_prepare_init(&host->flush, flush_cb);
+	ev_timer_init(&host->grace, grace_cb, 0.0, 0.0);
+	ev_timer_init(&host->deadline, deadline_cb, 0.0, 0.0);
+	host->done.data = host->stop_async.data = host;
+	host->sigterm.data = host->sigint.data = host;
+	host->flush.data = host->grace.data = host->deadline.data = host;
 	return srv;
 
 fail_feat:
@@ -326,7 +327,7 @@ fail_reg:
 fail:
 	free(srv->name);
 	free(srv->version);
-	free(srv);
+	free(host);
 	return NULL;
 }
 
@@ -342,8 +343,8 @@ mcp_server_free(mcp_server *srv)
 	free(srv->version);
 	free(srv->title);
 	free(srv->instructions);
-	mcp__http_conf_free(&srv->hconf);
-	free(srv);
+	mcp__http_conf_free(&mcp__host(srv)->hconf);
+	free(mcp__host(srv));
 }
 
 static int
@@ -389,13 +390,15 @@ set_int(mcp_server *srv, int *dst, long v, long lo, long hi)
 int
 mcp_server_set_workers(mcp_server *srv, int n)
 {
-	return set_int(srv, srv ? &srv->workers : NULL, n, 1, 1024);
+	return set_int(srv, srv ? &mcp__host(srv)->workers : NULL, n, 1,
+	    1024);
 }
 
 int
 mcp_server_set_max_workers(mcp_server *srv, int n)
 {
-	return set_int(srv, srv ? &srv->max_workers : NULL, n, 1, 4096);
+	return set_int(srv, srv ? &mcp__host(srv)->max_workers : NULL, n, 1,
+	    4096);
 }
 
 int
@@ -413,7 +416,8 @@ mcp_server_set_page_size(mcp_server *srv, int n)
 int
 mcp_server_set_grace_ms(mcp_server *srv, int ms)
 {
-	return set_int(srv, srv ? &srv->grace_ms : NULL, ms, 0, 3600000);
+	return set_int(srv, srv ? &mcp__host(srv)->grace_ms : NULL, ms, 0,
+	    3600000);
 }
 
 int
@@ -431,7 +435,7 @@ mcp_server_set_max_message(mcp_server *srv, size_t bytes)
 
 /* "ADDR:PORT[/base/path]": the path becomes the base path. */
 static int
-listen_http(struct mcp_server *srv, const char *rest)
+listen_http(struct host *host, const char *rest)
 {
 	const char	*p = rest, *slash;
 	char		*addr;
@@ -443,10 +447,10 @@ listen_http(struct mcp_server *srv, const char *rest)
 	    strdup(rest);
 	if (addr == NULL)
 		return MCP_ENOMEM;
-	free(srv->hconf.addr);
-	srv->hconf.addr = addr;
+	free(host->hconf.addr);
+	host->hconf.addr = addr;
 	if (slash != NULL && slash[1] != '\0')
-		return mcp_server_set_option(srv, "base-path", slash);
+		return mcp_server_set_option(&host->srv, "base-path", slash);
 	return MCP_OK;
 }
 
@@ -458,11 +462,11 @@ mcp_server_listen(mcp_server *srv, const char *uri)
 	if (srv->running)
 		return MCP_ESTATE;
 	if (uri != NULL && strcmp(uri, "stdio") == 0) {
-		srv->want_stdio = 1;
+		mcp__host(srv)->want_stdio = 1;
 		return MCP_OK;
 	}
 	if (uri != NULL && strncmp(uri, "http://", 7) == 0)
-		return listen_http(srv, uri + 7);
+		return listen_http(mcp__host(srv), uri + 7);
 	mcp_log(MCP_LOG_ERR, "listen: unsupported transport \"%s\"",
 	    uri != NULL ? uri : "(null)");
 	return MCP_EINVAL;
@@ -471,44 +475,47 @@ mcp_server_listen(mcp_server *srv, const char *uri)
 void
 mcp_server_stop(mcp_server *srv)
 {
+	struct host	*host;
+
 	if (srv == NULL)
 		return;
-	atomic_store(&srv->stop_requested, 1);
+	host = mcp__host(srv);
+	atomic_store(&host->stop_requested, 1);
 	/* ev_async_send is async-signal-safe. */
-	ev_async_send(srv->loop, &srv->stop_async);
+	ev_async_send(srv->loop, &host->stop_async);
 }
 
 /* After the loop: cancel what is left, join the workers, free. */
 static void
-teardown(struct mcp_server *srv)
+teardown(struct host *host)
 {
+	struct ev_loop	*loop = host->srv.loop;
 	struct mcp_call	*c, *next;
 
-	if (srv->stdio != NULL)
-		mcp__stdio_free(srv->stdio);	/* flags calls cancelled */
-	srv->stdio = NULL;
-	mcp__http_free(srv->http);		/* ends every session */
-	srv->http = NULL;
-	mcp__http_free(srv->mhttp);
-	srv->mhttp = NULL;
-	for (c = mcp__pool_stop(&srv->pool); c != NULL; c = next) {
+	if (host->stdio != NULL)
+		mcp__stdio_free(host->stdio);	/* flags calls cancelled */
+	host->stdio = NULL;
+	mcp__http_free(host->http);		/* ends every session */
+	host->http = NULL;
+	mcp__http_free(host->mhttp);
+	host->mhttp = NULL;
+	for (c = mcp__pool_stop(&host->srv.pool); c != NULL; c = next) {
 		next = c->next;
 		if (c->note_of != NULL)
 			mcp__protocol_note(c);
 		else
 			mcp__protocol_complete(c);
 	}
-	ev_async_stop(srv->loop, &srv->done);
-	ev_async_stop(srv->loop, &srv->stop_async);
-	mcp__features_stop(srv);
-	ev_signal_stop(srv->loop, &srv->sigterm);
-	ev_signal_stop(srv->loop, &srv->sigint);
-	ev_signal_stop(srv->loop, &srv->sighup);
-	ev_timer_stop(srv->loop, &srv->watchdog);
-	ev_prepare_stop(srv->loop, &srv->flush);
-	ev_timer_stop(srv->loop, &srv->grace);
-	ev_timer_stop(srv->loop, &srv->deadline);
-	ev_timer_stop(srv->loop, &srv->grow);
+	ev_async_stop(loop, &host->done);
+	ev_async_stop(loop, &host->stop_async);
+	mcp__features_stop(&host->srv);
+	ev_signal_stop(loop, &host->sigterm);
+	ev_signal_stop(loop, &host->sigint);
+	ev_signal_stop(loop, &host->sighup);
+	ev_timer_stop(loop, &host->watchdog);
+	ev_prepare_stop(loop, &host->flush);
+	ev_timer_stop(loop, &host->grace);
+	ev_timer_stop(loop, &host->deadline);
 }
 
 /*
@@ -520,64 +527,72 @@ teardown(struct mcp_server *srv)
 int
 mcp__server_start(struct mcp_server *srv)
 {
-	double	 wd;
-	int	 rc;
+	struct host	*host = mcp__host(srv);
+	struct ev_loop	*loop = srv->loop;
+	double		 wd;
+	int		 rc;
 
 	/* A vanished reader must give EPIPE, not kill the process. */
 	signal(SIGPIPE, SIG_IGN);
 	srv->running = 1;
-	srv->stopped = 0;
-	srv->draining = srv->aborted = 0;
-	ev_async_start(srv->loop, &srv->done);
-	ev_async_start(srv->loop, &srv->stop_async);
+	host->stopped = 0;
+	srv->draining = host->aborted = 0;
+	ev_async_start(loop, &host->done);
+	ev_async_start(loop, &host->stop_async);
 	mcp__features_start(srv);
-	ev_signal_start(srv->loop, &srv->sigterm);
-	ev_signal_start(srv->loop, &srv->sigint);
-	ev_signal_start(srv->loop, &srv->sighup);
-	ev_prepare_start(srv->loop, &srv->flush);
-	rc = mcp__pool_start(&srv->pool, srv->workers,
-	    srv->max_workers > srv->workers ? srv->max_workers : srv->workers,
-	    srv->queue_size, srv->loop, &srv->done);
+	ev_signal_start(loop, &host->sigterm);
+	ev_signal_start(loop, &host->sigint);
+	ev_signal_start(loop, &host->sighup);
+	ev_prepare_start(loop, &host->flush);
+	rc = mcp__pool_start(&srv->pool, host->workers,
+	    host->max_workers > host->workers ? host->max_workers :
+	    host->workers, srv->queue_size, loop, &host->done,
+	    mcp__call_run);
 	if (rc != MCP_OK)
 		return rc;
-	srv->metrics.on = srv->hconf.metrics ||
-	    srv->hconf.metrics_listen != NULL;
-	if (srv->hconf.addr != NULL || srv->hconf.metrics_listen != NULL) {
-		rc = mcp__http_start(srv);
+	srv->metrics.on = host->hconf.metrics ||
+	    host->hconf.metrics_listen != NULL;
+	if (host->hconf.addr != NULL || host->hconf.metrics_listen != NULL) {
+		rc = mcp__http_start(srv, &host->hconf, http_transports,
+		    &host->http, &host->mhttp);
 		if (rc != MCP_OK)
 			return rc;
 	}
-	if (srv->want_stdio) {
-		rc = mcp__stdio_new(srv, srv->stdio_in, srv->stdio_out);
-		if (rc != MCP_OK)
-			return rc;
-		mcp__stdio_start(srv->stdio);
+	if (host->want_stdio) {
+		host->stdio = mcp__stdio_new(srv, host->stdio_in,
+		    host->stdio_out, input_done);
+		if (host->stdio == NULL)
+			return MCP_ENOMEM;
+		mcp__stdio_start(host->stdio);
 	}
 	/* Type=notify: listening, and taking requests. */
 	mcp__sd_notify("READY=1");
 	wd = mcp__sd_watchdog();
 	if (wd > 0) {
-		ev_timer_set(&srv->watchdog, wd, wd);
-		ev_timer_start(srv->loop, &srv->watchdog);
+		ev_timer_set(&host->watchdog, wd, wd);
+		ev_timer_start(loop, &host->watchdog);
 	}
-	if (atomic_load(&srv->stop_requested))
-		stop_request(srv, "stop requested");
+	if (atomic_load(&host->stop_requested))
+		stop_request(host, "stop requested");
 	return MCP_OK;
 }
 
 void
 mcp__server_finish(struct mcp_server *srv)
 {
-	teardown(srv);
+	struct host	*host = mcp__host(srv);
+
+	teardown(host);
 	srv->running = 0;
 	/* A stop asked for ended this run, not the next one. */
-	atomic_store(&srv->stop_requested, 0);
+	atomic_store(&host->stop_requested, 0);
 }
 
 int
 mcp_server_run(mcp_server *srv)
 {
-	int	 rc;
+	struct host	*host;
+	int		 rc;
 
 	if (srv == NULL)
 		return MCP_ENOMEM;
@@ -585,7 +600,8 @@ mcp_server_run(mcp_server *srv)
 		mcp_log(MCP_LOG_ERR, "mcp_server_run: already running");
 		return MCP_ESTATE;
 	}
-	if (!srv->want_stdio && srv->hconf.addr == NULL) {
+	host = mcp__host(srv);
+	if (!host->want_stdio && host->hconf.addr == NULL) {
 		mcp_log(MCP_LOG_ERR, "mcp_server_run: no transport; call "
 		    "mcp_server_listen first");
 		return MCP_ESTATE;

@@ -13,6 +13,12 @@
  * nesting capped. \u0000 is taken in string values (their length says
  * where they end; err->has_nul tells that one was seen) but refused in
  * object keys, which jansson keeps as C strings. Pure: any thread.
+ *
+ * A message's envelope is read here too (mcp__json_parse_message): its
+ * top-level members in place, with the parser's own insides, building
+ * only the id (an integral id written as a real kept as its text, to be
+ * echoed as sent) and what must be built; the layer above, rpc/, says
+ * what the members mean.
  */
 #include <errno.h>
 #include <math.h>
@@ -20,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "core/core.h"
 
 #define MAX_DEPTH	512
 
@@ -402,17 +408,17 @@ number(struct parser *ps)
 /*
  * V, the id of a message, parsed from TEXT: an integral id written as a
  * real (2.0, 1e2) is taken, kept as that text to be echoed byte for byte
- * (mcp__rpc_id_raw). V is consumed.
+ * (mcp__json_id_raw). V is consumed.
  */
 static json_t *
 message_id(struct parser *ps, json_t *v, const unsigned char *text)
 {
 	size_t	 n = (size_t)(ps->p - text);
 
-	if (!json_is_real(v) || !mcp__rpc_integral((const char *)text, n, NULL))
+	if (!json_is_real(v) || !mcp__json_integral((const char *)text, n, NULL))
 		return v;
 	json_decref(v);
-	v = mcp__rpc_id_raw((const char *)text, n);
+	v = mcp__json_id_raw((const char *)text, n);
 	return v != NULL ? v : fail(ps, 2, "out of memory");
 }
 
@@ -882,7 +888,12 @@ end:
 	if (rc < 0) {
 		json_decref(*whole);
 		*whole = NULL;
-		mcp__rpc_fields_clear(f);
+		/* mcp__rpc_fields_clear's work, which is the layer above's. */
+		json_decref(f->id);
+		json_decref(f->params);
+		json_decref(f->result);
+		json_decref(f->error);
+		f->id = f->params = f->result = f->error = NULL;
 	}
 	mcp__buf_free(&ps.tmp);
 	return rc;
@@ -1124,4 +1135,63 @@ mcp__buf_addjson(struct buf *b, const json_t *v)
 	if (v == NULL)
 		return MCP_EINVAL;
 	return add_value(b, v, 0);
+}
+
+/* ---- ids written as reals ---------------------------------------------- */
+
+/*
+ * An id such as 2.0 or 1e2 is an integer to JSON Schema, so it is taken,
+ * and it is echoed as the client wrote it: kept as its text behind a
+ * 0xff byte, a string no parsed message can hold (0xff is never UTF-8,
+ * and the parser takes only UTF-8). The parser makes them (message_id),
+ * mcp__buf_addid writes them back unquoted, and mcp__rpc_id_key gives
+ * them the key of the integer. They are here, under the parser, so that
+ * it and the log (an id tag) need nothing from the JSON-RPC layer.
+ */
+json_t *
+mcp__json_id_raw(const char *text, size_t len)
+{
+	char	 tmp[72];
+
+	if (len + 1 > sizeof(tmp))
+		return NULL;
+	tmp[0] = (char)0xff;
+	memcpy(tmp + 1, text, len);
+	return json_stringn_nocheck(tmp, len + 1);
+}
+
+int
+mcp__json_id_is_raw(const json_t *id)
+{
+	const char	*s = json_string_value(id);
+
+	return s != NULL && (unsigned char)s[0] == 0xff;
+}
+
+/* Is the number written as TEXT (LEN bytes) a finite integral value? */
+int
+mcp__json_integral(const char *text, size_t len, double *out)
+{
+	char	 tmp[64], *end;
+	double	 d;
+
+	if (len == 0 || len >= sizeof(tmp))
+		return 0;
+	memcpy(tmp, text, len);
+	tmp[len] = '\0';
+	d = strtod(tmp, &end);
+	if (*end != '\0' || !isfinite(d) || d != floor(d))
+		return 0;
+	if (out != NULL)
+		*out = d;
+	return 1;
+}
+
+int
+mcp__buf_addid(struct buf *b, const json_t *id)
+{
+	if (!mcp__json_id_is_raw(id))
+		return mcp__buf_addjson(b, id);
+	return mcp__buf_add(b, json_string_value(id) + 1,
+	    json_string_length(id) - 1);
 }

@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "schema.h"
+#include "core/schema.h"
 
 /*
  * How many $ref a validation may follow in one chain. A compiled schema may

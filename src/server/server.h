@@ -1,31 +1,19 @@
 /*
- * mcp-int.h: internal structures and the mcp__ functions shared between
- * the layers. Nothing here is installed. The layers, top to bottom:
- *
- *   transport_stdio.c   bytes <-> JSON-RPC messages on fds 0 and 1
- *   http.c              the libmicrohttpd daemon in the loop, routing, checks
- *   transport_sse.c     legacy HTTP+SSE: GET /sse, POST /messages
- *   transport_streamable.c  /mcp: sessions, per-POST routes (s->route,
- *                       session_ops hold and close), event logs
- *   session.c           one client: version, capabilities, in-flight table
- *   protocol.c          JSON-RPC envelope rules and the MCP methods
- *   registry.c          the tool table with compiled schemas
- *   features.c          resources, templates, prompts, completion
- *   table.c             the ordered, hashed table under both of those
- *   pool.c              worker threads, job queue, completion queue
- *   call.c              mcp_call/mcp_args/mcp_result: runs on the workers
- *   metrics.c           counters for /metrics, loop thread only
- *   systemd.c           passed sockets, the notify socket
- *   log.c               lines tagged by the request a thread serves
+ * server.h: the MCP server layer, src/server/: the registry of tools,
+ * resources and prompts, the pool of workers and the calls they run,
+ * sessions, the MCP methods (protocol.c), requests to the client, and
+ * the counters behind /metrics. It sits on rpc/ and core/ and includes
+ * nothing above them: a transport hands it bytes through
+ * mcp__protocol_input and gets messages back through the session_ops
+ * it registers; main/ is reached only through struct server_hooks.
  *
  * Thread rule: everything touching a session, a transport or the loop runs
  * on the loop thread. Workers see only their own struct mcp_call, the tool
  * it holds a reference to, and the two queues in struct pool.
  */
-#ifndef MCP_INT_H
-#define MCP_INT_H
+#ifndef MCP_SERVER_H
+#define MCP_SERVER_H
 
-#include <limits.h>
 #include <pthread.h>
 #include <semaphore.h>
 #include <stdatomic.h>
@@ -35,23 +23,19 @@
 #include <ev.h>
 #include <jansson.h>
 
-#include "mcp.h"
-#include "schema.h"
-
-#define MCP_HIDDEN	__attribute__((visibility("hidden")))
+#include "core/core.h"
+#include "core/schema.h"
+#include "rpc/rpc.h"
 
 /* Defaults, documented in mcp_server_new(3) and mcp_server_main(3). */
 #define MCP_DEF_MAX_MESSAGE	(4u * 1024 * 1024)
 #define MCP_DEF_QUEUE_SIZE	1024
 #define MCP_DEF_PAGE_SIZE	100
-#define MCP_DEF_GRACE_MS	5000
 #define MCP_DEF_MAX_INFLIGHT	4096	/* per session */
-#define MCP_DEF_MAX_WORKERS	64
 #define MCP_DEF_MAX_BATCH	128	/* messages in a JSON-RPC batch */
 #define MCP_DEF_MAX_SUBS	1024	/* resources/subscribe, per session */
 #define MCP_MAX_URI		8192	/* bytes of a subscribed or read uri */
 #define MCP_GROW_AFTER		0.02	/* s a call waits before the pool grows */
-#define MCP_STALL_S		2.0	/* s of stalled output that end a drain */
 
 /* Protocol versions as yyyymmdd, so features gate with >=. */
 #define MCP_V20241105	20241105
@@ -59,245 +43,6 @@
 #define MCP_V20250618	20250618
 #define MCP_V20251125	20251125
 #define MCP_V_LATEST	MCP_V20251125
-
-#define MCP_RID_MAX	65	/* an HTTP request id, with its NUL */
-#define MCP_LOG_FORCE	0x100	/* or'ed into a level: written at any level */
-
-/* ---- buf.c: a growable byte buffer with a read offset ----------------- */
-
-struct buf {
-	char	*data;
-	size_t	 off;	/* bytes before off are consumed */
-	size_t	 len;	/* bytes in use, from 0 */
-	size_t	 cap;
-};
-
-int	 mcp__buf_reserve(struct buf *b, size_t extra) MCP_HIDDEN;
-int	 mcp__buf_add(struct buf *b, const void *p, size_t n) MCP_HIDDEN;
-int	 mcp__buf_addc(struct buf *b, char c) MCP_HIDDEN;
-int	 mcp__buf_adds(struct buf *b, const char *s) MCP_HIDDEN;
-int	 mcp__buf_addjson(struct buf *b, const json_t *v) MCP_HIDDEN;
-void	 mcp__buf_consume(struct buf *b, size_t n) MCP_HIDDEN;
-void	 mcp__buf_reset(struct buf *b) MCP_HIDDEN;
-void	 mcp__buf_free(struct buf *b) MCP_HIDDEN;
-char	*mcp__buf_steal(struct buf *b, size_t *lenp) MCP_HIDDEN;
-
-/* ---- log.c ------------------------------------------------------------ */
-
-extern atomic_int mcp__log_level MCP_HIDDEN;
-#define MCP_LOG(lvl, ...) do {						\
-	if ((lvl) <= atomic_load_explicit(&mcp__log_level,		\
-	    memory_order_relaxed))					\
-		mcp_log((lvl), __VA_ARGS__);				\
-} while (0)
-/* What the request this thread serves puts on each of its log lines. */
-struct log_ctx {
-	const json_t	*id;	/* the JSON-RPC id */
-	const char	*sid;	/* its session's id */
-	const char	*rid;	/* the HTTP request id */
-	const char	*tool;	/* the tool being called */
-};
-extern _Thread_local struct log_ctx mcp__lctx MCP_HIDDEN;
-extern int	 mcp__log_json MCP_HIDDEN;	/* --log-format json */
-extern int	 mcp__log_fd MCP_HIDDEN;
-
-/* The figures of an event line: a call's end, an HTTP access. */
-struct log_fields {
-	const char	*outcome;	/* NULL: none */
-	double		 duration_ms;	/* < 0: none */
-	const char	*method;
-	const char	*route;
-	int		 status;	/* 0: none */
-	long long	 bytes_in;	/* < 0: none */
-	long long	 bytes_out;
-};
-void	 mcp__log_fields(int level, const struct log_fields *f,
-	    const char *fmt, ...) __attribute__((format(printf, 3, 4)))
-	    MCP_HIDDEN;
-int	 mcp__log_open(const char *path) MCP_HIDDEN;
-void	 mcp__log_reopen(void) MCP_HIDDEN;
-
-/* ---- json.c: the hot-path parser and serialiser ---------------------- */
-
-#define MCP_JSON_ESYNTAX	1	/* not JSON: -32700 */
-#define MCP_JSON_ENOMEM		2
-#define MCP_JSON_ERANGE		3	/* a number too big to keep exact */
-#define MCP_JSON_EDEPTH		4	/* nested deeper than we accept */
-
-struct json_perr {
-	int	 code;
-	size_t	 position;
-	char	 text[80];
-	int	 has_nul;	/* not an error: a string held \u0000 */
-};
-
-json_t	*mcp__json_parse(const char *data, size_t len, struct json_perr *err)
-	    MCP_HIDDEN;
-size_t	 mcp__fmt_int(char *out, long long v) MCP_HIDDEN;
-/* How many elements the JSON array in DATA has, or -1: not an array. */
-long	 mcp__json_array_count(const char *data, size_t len) MCP_HIDDEN;
-struct rpc_fields;
-/* Parses one message: an object fills F without building it as a whole
- * (returns 1); anything else comes back in *WHOLE (returns 0); -1 on
- * error, with ERR set. */
-int	 mcp__json_parse_message(const char *data, size_t len,
-	    struct rpc_fields *f, json_t **whole, struct json_perr *err)
-	    MCP_HIDDEN;
-/* Are the N bytes at S UTF-8 (JSON's rules: no overlongs, surrogates)? */
-int	 mcp__utf8_valid(const char *s, size_t n) MCP_HIDDEN;
-/* V's string when V is a string without \u0000, else NULL: for the
- * protocol's names, uris and arguments, which are C strings. */
-const char *mcp__json_cstr(const json_t *v) MCP_HIDDEN;
-/* Appends S (N bytes) as a JSON string; invalid UTF-8 becomes U+FFFD. */
-int	 mcp__buf_addstr(struct buf *b, const char *s, size_t n) MCP_HIDDEN;
-
-/* Levels of notifications/message, syslog's numbers (debug 7). */
-#define MCP_SYSLOG_DEBUG	7
-int	 mcp__level_syslog(int mcp_log_level) MCP_HIDDEN;
-const char *mcp__level_name(int syslog_level) MCP_HIDDEN;
-int	 mcp__level_parse(const char *name) MCP_HIDDEN;
-/* Appends a number: integral values without a fraction. */
-int	 mcp__buf_addnum(struct buf *b, double d) MCP_HIDDEN;
-
-/* ---- base64.c --------------------------------------------------------- */
-
-char	*mcp__base64(const void *data, size_t len) MCP_HIDDEN;
-
-/* ---- jsonrpc.c: the envelope, pure ------------------------------------ */
-
-enum rpc_kind {
-	RPC_REQUEST,
-	RPC_NOTIFICATION,
-	RPC_RESPONSE,
-	RPC_INVALID
-};
-
-/*
- * The members of one message object that JSON-RPC cares about, as the
- * envelope parser or mcp__rpc_fields_from_json found them. ID and PARAMS
- * are owned references (a caller may steal them by setting them NULL);
- * release the rest with mcp__rpc_fields_clear.
- */
-struct rpc_fields {
-	int	 jsonrpc;	/* 0 absent, 1 "2.0", 2 anything else */
-	int	 method;	/* 0 absent, 1 a usable string, 2 other */
-	char	 mname[96];	/* the method, when method == 1 */
-	int	 has_id;
-	json_t	*id;
-	json_t	*params;	/* built only when needed (params_of) */
-	/* A params object is left as text for the worker to build; the
-	 * loop only needs tools/call's name and the type of arguments. */
-	const char *praw;
-	size_t	 prawlen;
-	char	 tname[132];
-	int	 tname_kind;	/* 0 absent, 1 a name, 2 not a string, 3 too long */
-	int	 args_kind;	/* 0 absent, 1 an object, 2 other */
-	int	 has_result;	/* a result or error member */
-	json_t	*result;	/* a response's result, owned */
-	json_t	*error;		/* or its error, owned */
-};
-
-struct rpc_msg {
-	enum rpc_kind	 kind;
-	const char	*method;	/* requests and notifications */
-	json_t		*id;		/* from the fields; NULL when unusable */
-	const char	*why;		/* RPC_INVALID: the reason */
-};
-
-void	 mcp__rpc_classify(struct rpc_fields *f, struct rpc_msg *m)
-	    MCP_HIDDEN;
-/* Fills F from a parsed object (a batch element); MCP_EINVAL if MSG is
- * not an object. */
-int	 mcp__rpc_fields_from_json(json_t *msg, struct rpc_fields *f)
-	    MCP_HIDDEN;
-void	 mcp__rpc_fields_clear(struct rpc_fields *f) MCP_HIDDEN;
-int	 mcp__rpc_result(struct buf *b, const json_t *id,
-	    const json_t *result) MCP_HIDDEN;
-int	 mcp__rpc_error(struct buf *b, const json_t *id, int code,
-	    const char *msg, const json_t *data) MCP_HIDDEN;
-int	 mcp__rpc_notification(struct buf *b, const char *method,
-	    const json_t *params) MCP_HIDDEN;
-/* A key that tells ids apart by value and JSON type ("i42", "s42"). */
-int	 mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
-	    MCP_HIDDEN;
-/* An integral id written as a real ("2.0", "1e2"), kept as TEXT (behind
- * a 0xff byte, which no parsed string holds) so that it is echoed as
- * sent; mcp__buf_addid writes any id. */
-json_t	*mcp__rpc_id_raw(const char *text, size_t len) MCP_HIDDEN;
-int	 mcp__rpc_id_is_raw(const json_t *id) MCP_HIDDEN;
-int	 mcp__rpc_integral(const char *text, size_t len, double *out)
-	    MCP_HIDDEN;
-int	 mcp__buf_addid(struct buf *b, const json_t *id) MCP_HIDDEN;
-
-/* The id of a message too large to parse, found by a streaming scan of
- * its top-level members (jsonrpc.c). */
-struct idscan {
-	int	 state;
-	int	 depth;
-	int	 instr;
-	int	 esc;
-	int	 which;		/* the key just read: 1 id, 2 method */
-	char	 key[8];
-	size_t	 klen;
-	char	 val[64];	/* the id's value so far */
-	size_t	 vlen;
-	int	 vover;		/* too long to be an id */
-	char	 id[64];
-	size_t	 idlen;
-	int	 has_id;
-	int	 has_method;
-	int	 complete;	/* the whole object was seen */
-};
-
-void	 mcp__idscan_init(struct idscan *sc) MCP_HIDDEN;
-void	 mcp__idscan_feed(struct idscan *sc, const char *data, size_t len)
-	    MCP_HIDDEN;
-/* A new reference to the id found, or NULL. */
-json_t	*mcp__idscan_id(const struct idscan *sc) MCP_HIDDEN;
-
-/* ---- table.c: entries in registration order, hashed by key ---------- */
-
-/*
- * The header at the start of a tool or a feat. The owner keeps the key
- * string (key points into it), the reference count and the lock; every
- * mcp__table_ function runs with that lock held.
- */
-struct entry {
-	struct entry	*next;		/* registration order */
-	struct entry	*hnext;		/* hash chain */
-	uint64_t	 seq;		/* registration number, the cursor */
-	const char	*key;		/* the owner's name or uri */
-};
-
-struct table {
-	struct entry	*head;
-	struct entry	*tail;
-	struct entry	*buckets[64];
-	uint64_t	 next_seq;
-};
-
-void	 mcp__table_init(struct table *t) MCP_HIDDEN;
-/* The entry under KEY, or NULL. */
-struct entry *mcp__table_find(struct table *t, const char *key) MCP_HIDDEN;
-/* Appends E (its key set) with the next seq; MCP_EEXIST if the key is
- * taken, and E is then untouched. */
-int	 mcp__table_add(struct table *t, struct entry *e) MCP_HIDDEN;
-/* Unlinks and returns the entry under KEY (the caller drops it), or
- * NULL. */
-struct entry *mcp__table_remove(struct table *t, const char *key)
-	    MCP_HIDDEN;
-/* Calls DROP on every entry, in order, and empties the table. */
-void	 mcp__table_clear(struct table *t, void (*drop)(struct entry *))
-	    MCP_HIDDEN;
-/* A page of at most LIMIT entries (0: all) from CURSOR (NULL: the
- * start) as {MEMBER: [TO_JSON(e, VERSION)...], nextCursor?}. NULL on a
- * bad cursor (*bad set) or ENOMEM. */
-json_t	*mcp__table_list(struct table *t, const char *member,
-	    const char *cursor, int limit, int version,
-	    json_t *(*to_json)(const struct entry *, int), int *bad)
-	    MCP_HIDDEN;
-/* FNV-1a; the sessions and streams hash their ids with it too. */
-uint32_t mcp__hash(const char *s) MCP_HIDDEN;
 
 /* ---- registry.c ------------------------------------------------------- */
 
@@ -418,8 +163,6 @@ int	 mcp__template_match(const char *tmpl, const char *uri, json_t *vars)
 int	 mcp__template_valid(const char *tmpl) MCP_HIDDEN;
 /* Any thread: a list changed (MCP_CHANGED_*); sent to every session. */
 void	 mcp__notify_changed(struct mcp_server *srv, int what) MCP_HIDDEN;
-/* Worker: runs a read, get or complete call and serialises it. */
-void	 mcp__feature_run(struct mcp_call *c) MCP_HIDDEN;
 /* Annotations from the public arguments (mcp_result_annotate(3)); *OUT
  * NULL when all three are left out. MCP_EINVAL on a bad value. */
 int	 mcp__annotations_make(int audience, double priority,
@@ -571,12 +314,17 @@ struct pool {
 	struct mcp_call	*ctail;
 	struct ev_loop	*loop;
 	ev_async	*wake;
+	ev_timer	 grow;		/* loop: growth check, while queued */
+	void		(*run)(struct mcp_call *);	/* a worker's job */
 };
 
 int	 mcp__pool_start(struct pool *p, int core, int max, int max_queued,
-	    struct ev_loop *loop, ev_async *wake) MCP_HIDDEN;
+	    struct ev_loop *loop, ev_async *wake,
+	    void (*run)(struct mcp_call *)) MCP_HIDDEN;
 /* Loop timer: adds workers when all are stuck on slow calls. */
 int	 mcp__pool_grow(struct pool *p, double grow_after) MCP_HIDDEN;
+/* Loop, after submitting: arms that timer (mcp__pool_grow) if idle. */
+void	 mcp__pool_queued(struct pool *p) MCP_HIDDEN;
 /* Loop: queues C; MCP_ESTATE when the queue is full (C untouched). */
 int	 mcp__pool_submit(struct pool *p, struct mcp_call *c) MCP_HIDDEN;
 int	 mcp__pool_full(struct pool *p) MCP_HIDDEN;
@@ -705,94 +453,6 @@ void	 mcp__protocol_error(struct session *s, const json_t *id, int code,
 const char *mcp__version_str(int version) MCP_HIDDEN;
 int	 mcp__version_of(const char *name) MCP_HIDDEN;
 
-/* ---- transport_stdio.c ------------------------------------------------ */
-
-struct stdio_transport;
-int	 mcp__stdio_new(struct mcp_server *srv, int in_fd, int out_fd)
-	    MCP_HIDDEN;
-void	 mcp__stdio_start(struct stdio_transport *t) MCP_HIDDEN;
-void	 mcp__stdio_stop_input(struct stdio_transport *t) MCP_HIDDEN;
-void	 mcp__stdio_resume(struct stdio_transport *t) MCP_HIDDEN;
-int	 mcp__stdio_idle(struct stdio_transport *t) MCP_HIDDEN;
-void	 mcp__stdio_flush(struct stdio_transport *t) MCP_HIDDEN;
-void	 mcp__stdio_abort(struct stdio_transport *t) MCP_HIDDEN;
-void	 mcp__stdio_free(struct stdio_transport *t) MCP_HIDDEN;
-
-/* ---- http.c and transport_sse.c ------------------------------------- */
-
-#define MCP_DEF_KEEPALIVE	15		/* s between SSE comments */
-#define MCP_DEF_MAX_SESSIONS	10000
-#define MCP_DEF_HTTP_INFLIGHT	256		/* per HTTP session */
-#define MCP_DEF_MAX_QUEUED	(8u * 1024 * 1024)	/* per stream */
-#define MCP_DEF_REQ_TIMEOUT	10		/* s for a whole request */
-#define MCP_DEF_IDLE_TIMEOUT	30		/* s a stream may stall */
-#define MCP_DEF_MAX_PER_IP	1000
-#define MCP_DEF_EVENT_LOG	(256u * 1024)	/* per stream */
-#define MCP_DEF_SESSION_TIMEOUT	1800		/* s */
-#define MCP_DEF_SSE_RETRY	1000		/* ms */
-#define MCP_DEF_STREAM_AFTER	200		/* ms */
-
-struct http_conf {
-	char		*addr;		/* "127.0.0.1:8080", "[::1]:0" */
-	char		*base_path;	/* "" or "/prefix" */
-	int		 keepalive;
-	int		 max_sessions;
-	int		 max_inflight;
-	size_t		 max_queued;
-	int		 request_timeout;
-	int		 idle_timeout;
-	int		 max_per_ip;
-	char		**allow_hosts;
-	int		 nallow_hosts;
-	char		**allow_origins;
-	int		 nallow_origins;
-	char		*auth_token;
-	/* Streamable HTTP (/mcp) */
-	int		 stateless;	/* no sessions */
-	int		 json_response;	/* JSON bodies, never SSE */
-	size_t		 event_log;	/* bytes kept per stream to replay */
-	int		 session_timeout; /* s idle before a session ends */
-	int		 sse_retry;	/* ms, the priming event's retry */
-	char		*auth_server;	/* for protected-resource metadata */
-	char		*resource_url;
-	char		*auth_scopes;	/* "a b": in 401s and the metadata */
-	char		*auth_token_file; /* re-read on SIGHUP */
-	int		 metrics;	/* GET /metrics on the main address */
-	char		*metrics_listen; /* ... or on this one */
-	int		 access_log;	/* a line per HTTP request */
-	int		 stream_after_ms; /* a waiting POST turns into a stream */
-};
-
-struct http;
-struct sse_stream;
-struct MHD_Connection;
-
-int	 mcp__http_start(struct mcp_server *srv) MCP_HIDDEN;
-/* Stop accepting connections (the drain starts). */
-void	 mcp__http_quiesce(struct http *h) MCP_HIDDEN;
-/* Nothing owed and every stream ended: the loop may stop. */
-int	 mcp__http_drained(struct http *h) MCP_HIDDEN;
-void	 mcp__http_abort(struct http *h) MCP_HIDDEN;
-void	 mcp__http_flush(struct http *h) MCP_HIDDEN;
-void	 mcp__http_free(struct http *h) MCP_HIDDEN;
-/* transport_sse.c, called by http.c on the loop thread. */
-int	 mcp__sse_open(struct http *h, struct MHD_Connection *conn,
-	    const char *origin) MCP_HIDDEN;
-int	 mcp__sse_post(struct http *h, struct MHD_Connection *conn,
-	    const char *sid, const char *body, size_t len,
-	    const char *origin) MCP_HIDDEN;
-void	 mcp__sse_end_all(struct http *h) MCP_HIDDEN;
-int	 mcp__sse_busy(struct http *h) MCP_HIDDEN;
-void	 mcp__sse_abort_all(struct http *h) MCP_HIDDEN;
-/* http.c helpers for transport_sse.c */
-int	 mcp__http_reply(struct MHD_Connection *conn, int status,
-	    const char *ctype, const char *body, size_t len,
-	    const char *origin) MCP_HIDDEN;
-int	 mcp__http_reply_rpc(struct MHD_Connection *conn, int status,
-	    int code, const char *msg, const char *origin) MCP_HIDDEN;
-void	 mcp__http_cors(void *resp, const char *origin) MCP_HIDDEN;
-void	 mcp__http_wake(struct http *h) MCP_HIDDEN;
-
 /* ---- metrics.c: the counters behind /metrics, loop thread only ------- */
 
 enum {	/* methods, as counted */
@@ -809,6 +469,10 @@ enum {	/* why a session ended */
 };
 enum {	/* what refused a connection or a request */
 	ML_PER_IP, ML_TOTAL, ML_MAX_SESSIONS, ML_TOO_LARGE, ML_DRAINING, ML_N
+};
+enum {	/* HTTP routes, as counted and logged */
+	HTTP_R_MCP, HTTP_R_SSE, HTTP_R_MESSAGES, HTTP_R_HEALTHZ,
+	HTTP_R_METRICS, HTTP_R_METADATA, HTTP_R_OTHER, HTTP_R_N
 };
 
 #define MCP_METRIC_BUCKETS	13
@@ -867,21 +531,36 @@ void	 mcp__metrics_session_open(struct session *s, int transport)
 void	 mcp__metrics_session_end(struct session *s) MCP_HIDDEN;
 int	 mcp__metrics_render(struct mcp_server *srv, struct buf *b)
 	    MCP_HIDDEN;
-const char *mcp__http_route_name(int route) MCP_HIDDEN;
+const char *mcp__metrics_route_name(int route) MCP_HIDDEN;
 
-/* ---- server.c --------------------------------------------------------- */
+/* ---- the server object, as the layers under main/ see it -------------- */
 
+/*
+ * How the layers under main/ reach it: main/server.c fills this in
+ * (mcp_server_new), and they call through it, never naming its
+ * functions, as libuv's handles carry their callbacks. Loop thread.
+ */
+struct server_hooks {
+	/* Something a drain waits for may have ended (a call, a stream, a
+	 * write): the loop stops if nothing is left. While draining only:
+	 * call it through mcp__server_check_drained. */
+	void	(*check_drained)(struct mcp_server *srv);
+};
+
+/*
+ * The server as the layers under main/ see it: what it serves, its
+ * sessions, the pool, the loop and the counters. main/'s own part
+ * (signals, the shutdown, the transports) is struct host (main/main.h),
+ * which begins with this; the public mcp_server points to it.
+ */
 struct mcp_server {
 	char			*name;
 	char			*version;
 	char			*title;
 	char			*instructions;
-	int			 workers;
-	int			 max_workers;
 	size_t			 max_message;
 	int			 queue_size;
 	int			 page_size;
-	int			 grace_ms;
 	int			 tool_timeout_ms;
 	int			 max_batch;
 	int			 max_subscriptions;
@@ -890,59 +569,28 @@ struct mcp_server {
 	struct session		*sessions;	/* loop: every session */
 	struct pool		 pool;
 	struct ev_loop		*loop;
-	ev_async		 done;		/* completions ready */
-	ev_async		 stop_async;	/* mcp_server_stop */
-	ev_signal		 sigterm;
-	ev_signal		 sigint;
-	ev_signal		 sighup;		/* reload */
-	ev_timer		 watchdog;	/* WATCHDOG=1 to systemd */
-	ev_prepare		 flush;		/* write before blocking */
-	ev_timer		 grace;
-	ev_timer		 deadline;
-	ev_timer		 grow;		/* pool growth check */
-	atomic_int		 stop_requested;
-	int			 running;
-	int			 stopped;	/* the loop was told to end */
+	const struct server_hooks *hooks;	/* main/'s */
+	int			 running;	/* mcp_server_run is on */
+	int			 draining;	/* input stops; set by main/ */
 	double			 out_at;	/* answer bytes last went out */
-	double			 aborted_at;	/* the grace period ended */
-	int			 draining;
-	int			 aborted;
-	struct stdio_transport	*stdio;
-	int			 want_stdio;
-	int			 stdio_in;	/* 0 and 1, but in tests */
-	int			 stdio_out;
-	struct http_conf	 hconf;
-	struct http		*http;
-	struct http		*mhttp;		/* --metrics-listen */
 	struct metrics		 metrics;
 };
 
-/* ---- systemd.c: socket activation and the notify socket ------------- */
+/* Loop: something a drain waits for may have ended. Costs a test, and
+ * nothing more, while the server is not draining. */
+static inline void
+mcp__server_check_drained(struct mcp_server *srv)
+{
+	if (srv->draining)
+		srv->hooks->check_drained(srv);
+}
 
-/* A socket passed by systemd: named NAME, or the first (NULL); -1. */
-int	 mcp__sd_listen_fd(const char *name, const char *who) MCP_HIDDEN;
-/* STATE ("READY=1") to $NOTIFY_SOCKET: 1 sent, 0 none, -1 error. */
-int	 mcp__sd_notify(const char *state) MCP_HIDDEN;
-/* The WATCHDOG=1 interval in seconds, or 0 for none. */
-double	 mcp__sd_watchdog(void) MCP_HIDDEN;
+/* Loop: bytes of an answer went to a client, or were handed to MHD for
+ * one (a drain past its grace period waits while output moves). */
+static inline void
+mcp__server_progress(struct mcp_server *srv)
+{
+	srv->out_at = ev_now(srv->loop);
+}
 
-/* options.c: SIGHUP re-reads --auth-token-file; the old token stays
- * when the file cannot be read. */
-int	 mcp__reload_token(struct http_conf *c) MCP_HIDDEN;
-
-/* mcp_server_run in two halves, around the loop (which a test or a fuzzer
- * may run itself, a step at a time, until srv->stopped). */
-int	 mcp__server_start(struct mcp_server *srv) MCP_HIDDEN;
-void	 mcp__server_finish(struct mcp_server *srv) MCP_HIDDEN;
-/* A transport ran dry (EOF) or a signal came: stop taking input and
- * finish when every transport is idle. WITH_GRACE bounds the wait. */
-void	 mcp__server_drain(struct mcp_server *srv, int with_grace) MCP_HIDDEN;
-void	 mcp__server_queued(struct mcp_server *srv) MCP_HIDDEN;
-/* Loop: answer bytes were written, or handed to MHD for a client. */
-void	 mcp__server_progress(struct mcp_server *srv) MCP_HIDDEN;
-void	 mcp__server_input_done(struct mcp_server *srv) MCP_HIDDEN;
-void	 mcp__http_conf_free(struct http_conf *c) MCP_HIDDEN;
-/* Called when a transport may have become idle while draining. */
-void	 mcp__server_check_drained(struct mcp_server *srv) MCP_HIDDEN;
-
-#endif /* MCP_INT_H */
+#endif /* MCP_SERVER_H */

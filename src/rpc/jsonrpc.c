@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "rpc/rpc.h"
 
 /*
  * Sorts a message into a request, notification, response or invalid
@@ -31,7 +31,7 @@ mcp__rpc_classify(struct rpc_fields *f, struct rpc_msg *m)
 		return;
 	}
 	if (json_is_string(f->id) || json_is_integer(f->id))
-		m->id = f->id;		/* integral reals too: mcp__rpc_id_raw */
+		m->id = f->id;		/* integral reals too: mcp__json_id_raw */
 	if (f->jsonrpc != 1) {
 		m->why = "jsonrpc must be \"2.0\"";
 		return;
@@ -223,8 +223,8 @@ mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
 	s = json_string_value(id);
 	n = json_string_length(id);
 	if (n > 0 && (unsigned char)s[0] == 0xff) {
-		/* An integral id kept as its text (mcp__rpc_id_raw). */
-		if (!mcp__rpc_integral(s + 1, n - 1, &d))
+		/* An integral id kept as its text (mcp__json_id_raw). */
+		if (!mcp__json_integral(s + 1, n - 1, &d))
 			return MCP_EINVAL;
 		return real_key(d, key, keylen);
 	}
@@ -240,63 +240,6 @@ mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
 	}
 	snprintf(key, keylen, "S%zu:%08x%08x", n, h1, h2);
 	return MCP_OK;
-}
-
-/* ---- ids written as reals ---------------------------------------------- */
-
-/*
- * An id such as 2.0 or 1e2 is an integer to JSON Schema, so it is taken,
- * and it is echoed as the client wrote it: kept as its text behind a
- * 0xff byte, a string no parsed message can hold (0xff is never UTF-8,
- * and the parser takes only UTF-8). mcp__buf_addid writes it back
- * unquoted, and mcp__rpc_id_key gives it the key of the integer.
- */
-json_t *
-mcp__rpc_id_raw(const char *text, size_t len)
-{
-	char	 tmp[72];
-
-	if (len + 1 > sizeof(tmp))
-		return NULL;
-	tmp[0] = (char)0xff;
-	memcpy(tmp + 1, text, len);
-	return json_stringn_nocheck(tmp, len + 1);
-}
-
-int
-mcp__rpc_id_is_raw(const json_t *id)
-{
-	const char	*s = json_string_value(id);
-
-	return s != NULL && (unsigned char)s[0] == 0xff;
-}
-
-/* Is the number written as TEXT (LEN bytes) a finite integral value? */
-int
-mcp__rpc_integral(const char *text, size_t len, double *out)
-{
-	char	 tmp[64], *end;
-	double	 d;
-
-	if (len == 0 || len >= sizeof(tmp))
-		return 0;
-	memcpy(tmp, text, len);
-	tmp[len] = '\0';
-	d = strtod(tmp, &end);
-	if (*end != '\0' || !isfinite(d) || d != floor(d))
-		return 0;
-	if (out != NULL)
-		*out = d;
-	return 1;
-}
-
-int
-mcp__buf_addid(struct buf *b, const json_t *id)
-{
-	if (!mcp__rpc_id_is_raw(id))
-		return mcp__buf_addjson(b, id);
-	return mcp__buf_add(b, json_string_value(id) + 1,
-	    json_string_length(id) - 1);
 }
 
 /* ---- the id of a message too large to parse ----------------------------- */
@@ -449,9 +392,9 @@ mcp__idscan_id(const struct idscan *sc)
 	v = mcp__json_parse(sc->id, sc->idlen, &e);
 	if (json_is_string(v) || json_is_integer(v))
 		return v;
-	if (json_is_real(v) && mcp__rpc_integral(sc->id, sc->idlen, NULL)) {
+	if (json_is_real(v) && mcp__json_integral(sc->id, sc->idlen, NULL)) {
 		json_decref(v);
-		return mcp__rpc_id_raw(sc->id, sc->idlen);
+		return mcp__json_id_raw(sc->id, sc->idlen);
 	}
 	json_decref(v);
 	return NULL;

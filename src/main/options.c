@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "main/main.h"
 
 static int
 num(const char *name, const char *v, long lo, long hi, long *out)
@@ -159,6 +159,7 @@ set_scopes(struct http_conf *c, const char *value)
 int
 mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 {
+	struct host		*host;
 	struct http_conf	*c;
 	char			*p;
 	long			 v;
@@ -170,7 +171,8 @@ mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 		return MCP_EINVAL;
 	if (srv->running)
 		return MCP_ESTATE;
-	c = &srv->hconf;
+	host = mcp__host(srv);
+	c = &host->hconf;
 #define NUM(opt, lo, hi, dst) \
 	if (strcmp(name, opt) == 0) { \
 		rc = num(name, value, lo, hi, &v); \
@@ -178,12 +180,12 @@ mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 			dst = v; \
 		return rc; \
 	}
-	NUM("workers", 1, 1024, srv->workers)
-	NUM("max-workers", 1, 4096, srv->max_workers)
+	NUM("workers", 1, 1024, host->workers)
+	NUM("max-workers", 1, 4096, host->max_workers)
 	NUM("max-message", 64, 1L << 30, srv->max_message)
 	NUM("queue-size", 1, 1L << 24, srv->queue_size)
 	NUM("page-size", 1, 1L << 20, srv->page_size)
-	NUM("grace-ms", 0, 3600000, srv->grace_ms)
+	NUM("grace-ms", 0, 3600000, host->grace_ms)
 	NUM("tool-timeout", 0, 86400000, srv->tool_timeout_ms)
 	NUM("max-batch", 1, 1000000, srv->max_batch)
 	NUM("max-subscriptions", 0, 1000000, srv->max_subscriptions)
@@ -206,7 +208,7 @@ mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 	if (strcmp(name, "drain-timeout") == 0) {
 		rc = num(name, value, 0, 3600, &v);
 		if (rc == MCP_OK)
-			srv->grace_ms = (int)(v * 1000);
+			host->grace_ms = (int)(v * 1000);
 		return rc;
 	}
 	if (strcmp(name, "metrics-listen") == 0)

@@ -1,7 +1,8 @@
 /*
  * call.c: the call context, which is the only code that runs on the
  * worker threads. mcp__call_run validates the arguments, runs the user's
- * callback, and serialises the whole JSON-RPC response, so the loop
+ * callback (a tool's, or a resource's read, a prompt's get, the
+ * completion), and serialises the whole JSON-RPC response, so the loop
  * thread only has to copy bytes. A call belongs to exactly one worker
  * while it runs; the only field others touch is the atomic cancel flag.
  */
@@ -10,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 
 struct mcp_call *
 mcp__call_new(void)
@@ -828,6 +829,245 @@ mcp__call_serialise(struct mcp_call *c,
 	mcp__buf_free(&b);
 }
 
+/* ---- resources/read, prompts/get, completion/complete ------------------ */
+
+const char *
+mcp_call_uri(mcp_call *call)
+{
+	return call->uri;
+}
+
+const char *
+mcp_call_prompt(mcp_call *call)
+{
+	return call->pname;
+}
+
+const char *
+mcp_call_var(mcp_call *call, const char *name)
+{
+	if (name == NULL)
+		return NULL;
+	return json_string_value(json_object_get(call->args, name));
+}
+
+int
+mcp_call_complete_arg(mcp_call *call, const char **name, const char **value)
+{
+	if (call->kind != CALL_COMPLETE)
+		return MCP_EINVAL;
+	if (name != NULL)
+		*name = call->cname;
+	if (value != NULL)
+		*value = call->cvalue;
+	return MCP_OK;
+}
+
+int
+mcp_result_role(mcp_call *call, const char *role)
+{
+	if (call->kind != CALL_PROMPT || role == NULL)
+		return MCP_EINVAL;
+	if (strcmp(role, "user") == 0)
+		call->role = "user";
+	else if (strcmp(role, "assistant") == 0)
+		call->role = "assistant";
+	else
+		return MCP_EINVAL;
+	return MCP_OK;
+}
+
+int
+mcp_result_description(mcp_call *call, const char *text)
+{
+	char	*p;
+
+	if (call->kind != CALL_PROMPT || text == NULL)
+		return MCP_EINVAL;
+	p = strdup(text);
+	if (p == NULL)
+		return MCP_ENOMEM;
+	free(call->description);
+	call->description = p;
+	return MCP_OK;
+}
+
+int
+mcp_result_completion(mcp_call *call, const char *value)
+{
+	struct content_mark m;
+
+	if (call->kind != CALL_COMPLETE || value == NULL)
+		return MCP_EINVAL;
+	/* The spec's limit: the rest is only counted, and hasMore says so. */
+	if (call->nvalues++ >= 100) {
+		call->has_more = 1;
+		return MCP_OK;
+	}
+	mcp__content_mark(call, &m);
+	if ((call->content.len > 0 &&
+	    mcp__buf_addc(&call->content, ',') != MCP_OK) ||
+	    mcp__buf_addstr(&call->content, value, strlen(value)) != MCP_OK) {
+		call->nvalues--;
+		return mcp__content_undo(call, &m, MCP_ENOMEM);
+	}
+	return MCP_OK;
+}
+
+int
+mcp_result_completion_total(mcp_call *call, long long total, int has_more)
+{
+	if (call->kind != CALL_COMPLETE)
+		return MCP_EINVAL;
+	call->total = total < 0 ? -1 : total;
+	if (has_more)
+		call->has_more = 1;
+	return MCP_OK;
+}
+
+/* The response of a read, get or complete call, from what was set. */
+static int
+write_feature(struct mcp_call *c, struct buf *b)
+{
+	char	 num[32];
+	int	 rc;
+
+	rc = mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+	if (rc == MCP_OK)
+		rc = mcp__buf_addid(b, c->id);
+	if (rc != MCP_OK)
+		return rc;
+	switch (c->kind) {
+	case CALL_READ:
+		rc = mcp__buf_adds(b, ",\"result\":{\"contents\":[");
+		if (rc == MCP_OK)
+			rc = mcp__buf_add(b, c->content.data, c->content.len);
+		if (rc == MCP_OK)
+			rc = mcp__buf_adds(b, "]}}");
+		break;
+	case CALL_PROMPT:
+		rc = mcp__buf_adds(b, ",\"result\":{");
+		if (rc == MCP_OK && c->description != NULL) {
+			rc = mcp__buf_adds(b, "\"description\":");
+			if (rc == MCP_OK)
+				rc = mcp__buf_addstr(b, c->description,
+				    strlen(c->description));
+			if (rc == MCP_OK)
+				rc = mcp__buf_addc(b, ',');
+		}
+		if (rc == MCP_OK)
+			rc = mcp__buf_adds(b, "\"messages\":[");
+		if (rc == MCP_OK)
+			rc = mcp__buf_add(b, c->content.data, c->content.len);
+		if (rc == MCP_OK && c->open_msg)
+			rc = mcp__buf_addc(b, '}');
+		if (rc == MCP_OK)
+			rc = mcp__buf_adds(b, "]}}");
+		break;
+	default:
+		rc = mcp__buf_adds(b, ",\"result\":{\"completion\":{"
+		    "\"values\":[");
+		if (rc == MCP_OK)
+			rc = mcp__buf_add(b, c->content.data, c->content.len);
+		if (rc == MCP_OK)
+			rc = mcp__buf_addc(b, ']');
+		if (c->total < 0 && c->nvalues > 100)
+			c->total = c->nvalues;
+		if (rc == MCP_OK && c->total >= 0) {
+			snprintf(num, sizeof(num), ",\"total\":%lld",
+			    c->total);
+			rc = mcp__buf_adds(b, num);
+		}
+		if (rc == MCP_OK)
+			rc = mcp__buf_adds(b, c->has_more ?
+			    ",\"hasMore\":true}}}" : ",\"hasMore\":false}}}");
+		break;
+	}
+	return rc;
+}
+
+/*
+ * Worker: builds the params, runs the callback and serialises the
+ * response. The loop has already checked the name or URI and, for a
+ * prompt, the required arguments.
+ */
+static void
+feature_run(struct mcp_call *c)
+{
+	struct json_perr e;
+	json_t		*ref, *arg, *ctx;
+	mcp_tool_fn	 fn;
+
+	if (mcp_call_cancelled(c))
+		return;
+	mcp__lctx.id = c->id;
+	mcp__lctx.sid = c->sess != NULL ? c->sess->id : NULL;
+	mcp__lctx.rid = c->rid;
+	mcp__lctx.tool = NULL;
+	c->role = "user";
+	c->total = -1;
+	c->params = mcp__json_parse(c->ptext, c->ptextlen, &e);
+	free(c->ptext);
+	c->ptext = NULL;
+	c->args = json_object();
+	if (c->params == NULL || c->args == NULL) {
+		mcp_result_rpc_error(c, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+		goto out;
+	}
+	switch (c->kind) {
+	case CALL_READ:
+		c->uri = json_string_value(json_object_get(c->params, "uri"));
+		/* It matched on the loop; only memory can fail it here, and
+		 * the callback must not see a variable missing. */
+		if (c->feat->kind == FEAT_TEMPLATE &&
+		    !mcp__template_match(c->feat->key, c->uri, c->args)) {
+			mcp_result_rpc_error(c, MCP_RPC_INTERNAL_ERROR,
+			    "out of memory");
+			goto out;
+		}
+		fn = c->feat->fn;
+		break;
+	case CALL_PROMPT:
+		c->pname = c->feat->key;
+		arg = json_object_get(c->params, "arguments");
+		if (json_is_object(arg))
+			json_object_update(c->args, arg);
+		fn = c->feat->fn;
+		break;
+	default:
+		ref = json_object_get(c->params, "ref");
+		if (c->feat != NULL && c->feat->kind == FEAT_PROMPT)
+			c->pname = c->feat->key;
+		else
+			c->uri = json_string_value(json_object_get(ref,
+			    "uri"));
+		arg = json_object_get(c->params, "argument");
+		c->cname = json_string_value(json_object_get(arg, "name"));
+		c->cvalue = json_string_value(json_object_get(arg, "value"));
+		if (c->cvalue == NULL)
+			c->cvalue = "";
+		ctx = json_object_get(json_object_get(c->params, "context"),
+		    "arguments");
+		if (json_is_object(ctx))
+			json_object_update(c->args, ctx);
+		fn = c->srv->feat.complete_fn;
+		break;
+	}
+	fn(c);
+out:
+	if (!mcp_call_cancelled(c))
+		mcp__call_serialise(c, write_feature);
+	json_decref(c->params);
+	json_decref(c->args);
+	c->params = c->args = NULL;
+	c->uri = c->pname = c->cname = c->cvalue = NULL;
+	free(c->description);
+	c->description = NULL;
+	mcp__buf_free(&c->content);
+	mcp__lctx = (struct log_ctx){ 0 };
+}
+
 /*
  * Worker: the client's roots changed. The callback asks what it needs
  * itself (mcp_call_roots); there is no answer to serialise, so it may
@@ -860,7 +1100,7 @@ mcp__call_run(struct mcp_call *c)
 		return;
 	}
 	if (c->kind != CALL_TOOL) {
-		mcp__feature_run(c);
+		feature_run(c);
 		return;
 	}
 	if (mcp_call_cancelled(c))

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 
 /* Newest first: an unknown requested version is answered with [0]. */
 static const struct {
@@ -500,7 +500,7 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 		s->ops->hold(s, c->route, 1);
 	}
 	if (mcp__pool_submit(&s->srv->pool, c) == MCP_OK) {
-		mcp__server_queued(s->srv);
+		mcp__pool_queued(&s->srv->pool);
 		return MCP_OK;
 	}
 	snprintf(msgbuf, sizeof(msgbuf), "server busy: %d calls queued, try "

@@ -17,8 +17,7 @@
 
 #include <microhttpd.h>
 
-#include "mcp-int.h"
-#include "http-int.h"
+#include "transport/http.h"
 
 struct sse_stream {
 	struct sse_stream	*hnext;		/* id hash chain */
@@ -223,8 +222,8 @@ keepalive_cb(struct ev_loop *loop, ev_timer *w, int revents)
 static void	 link_stream(struct http *, struct sse_stream *);
 
 /* GET /sse: a new session, its stream, and the endpoint event. */
-int
-mcp__sse_open(struct http *h, struct MHD_Connection *conn,
+static enum MHD_Result
+sse_open(struct http *h, struct MHD_Connection *conn, const char *sid,
     const char *origin)
 {
 	struct MHD_Response	*resp;
@@ -232,6 +231,7 @@ mcp__sse_open(struct http *h, struct MHD_Connection *conn,
 	char			 ev[256];
 	int			 n, rc;
 
+	(void)sid;		/* a new session each time */
 	if (h->quiesced) {
 		mcp__http_refused(h, ML_DRAINING);
 		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
@@ -312,15 +312,16 @@ link_stream(struct http *h, struct sse_stream *st)
 }
 
 /* POST /messages: 202 for any valid message; the answer takes the stream. */
-int
-mcp__sse_post(struct http *h, struct MHD_Connection *conn, const char *sid,
-    const char *body, size_t len, const char *origin)
+static enum MHD_Result
+sse_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 {
 	struct sse_stream	*st;
 	struct buf		 err = { 0 };
+	const char		*body = rq->body.data, *origin = rq->origin;
+	size_t			 len = rq->body.len;
 	int			 rc;
 
-	st = find(h, sid);
+	st = find(h, rq->sid);
 	if (st == NULL || st->ending)
 		return mcp__http_reply_rpc(conn, 404, MCP_RPC_INVALID_REQUEST,
 		    "session not found", origin);
@@ -340,8 +341,8 @@ mcp__sse_post(struct http *h, struct MHD_Connection *conn, const char *sid,
 }
 
 /* Is any session still owed an answer, or any byte still queued? */
-int
-mcp__sse_busy(struct http *h)
+static int
+sse_busy(struct http *h)
 {
 	struct sse_stream	*st;
 
@@ -352,8 +353,8 @@ mcp__sse_busy(struct http *h)
 	return 0;
 }
 
-void
-mcp__sse_end_all(struct http *h)
+static void
+sse_end_all(struct http *h)
 {
 	struct sse_stream	*st;
 
@@ -365,11 +366,28 @@ mcp__sse_end_all(struct http *h)
 	}
 }
 
-void
-mcp__sse_abort_all(struct http *h)
+static void
+sse_abort_all(struct http *h)
 {
 	struct sse_stream	*st;
 
 	for (st = h->streams; st != NULL; st = st->next)
 		mcp__protocol_abort(st->sess);
 }
+
+static int
+sse_streams(struct http *h)
+{
+	return h->nstreams;
+}
+
+/* What http.c routes to, for GET /sse and POST /messages. */
+const struct http_transport mcp__sse_transport = {
+	.get = sse_open,
+	.post = sse_post,
+	.busy = sse_busy,
+	.end_all = sse_end_all,
+	.streams = sse_streams,
+	.abort_all = sse_abort_all,
+	.free_all = sse_end_all,	/* MHD ends the sessions with the streams */
+};

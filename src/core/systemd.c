@@ -14,7 +14,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "mcp-int.h"
+#include "core/core.h"
 
 #define SD_FIRST_FD	3
 #define SD_MAX_FDS	16

@@ -24,8 +24,7 @@
 
 #include <microhttpd.h>
 
-#include "mcp-int.h"
-#include "http-int.h"
+#include "transport/http.h"
 
 #define MAX_DONE	16	/* finished routes kept for a replay */
 #define DONE_KEEP	60	/* s */
@@ -340,7 +339,7 @@ ssess_end(struct ssess *ss)
 /*
  * Finished routes nobody is reading are kept for a replay: at most
  * MAX_DONE a session (those already written once go first), and for
- * DONE_KEEP seconds at most (mcp__mcp_sweep).
+ * DONE_KEEP seconds at most (st_sweep).
  */
 static void
 evict_done(struct ssess *ss)
@@ -1104,8 +1103,8 @@ peek(const char *body, size_t len)
 	return kind;
 }
 
-enum MHD_Result
-mcp__mcp_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
+static enum MHD_Result
+st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 {
 	struct ssess	*ss;
 	struct route	*r;
@@ -1212,8 +1211,8 @@ mcp__mcp_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 }
 
 /* A waiting POST was resumed: its answer came, or a stream must start. */
-enum MHD_Result
-mcp__mcp_resumed(struct http *h, struct MHD_Connection *conn,
+static enum MHD_Result
+st_resumed(struct http *h, struct MHD_Connection *conn,
     struct req *rq)
 {
 	struct route	*r = rq->route;
@@ -1241,8 +1240,8 @@ mcp__mcp_resumed(struct http *h, struct MHD_Connection *conn,
 }
 
 /* MHD is done with a request that still waited on a route. */
-void
-mcp__mcp_req_done(struct req *rq)
+static void
+st_req_done(struct req *rq)
 {
 	struct route	*r = rq->route;
 
@@ -1275,8 +1274,8 @@ parse_event_id(const char *s, unsigned *no, unsigned long long *seq)
 	return 0;
 }
 
-enum MHD_Result
-mcp__mcp_get(struct http *h, struct MHD_Connection *conn, const char *sid,
+static enum MHD_Result
+st_get(struct http *h, struct MHD_Connection *conn, const char *sid,
     const char *origin)
 {
 	struct ssess	*ss;
@@ -1346,8 +1345,8 @@ mcp__mcp_get(struct http *h, struct MHD_Connection *conn, const char *sid,
 	return start_stream(r, conn, from, 0, 0, origin);
 }
 
-enum MHD_Result
-mcp__mcp_delete(struct http *h, struct MHD_Connection *conn,
+static enum MHD_Result
+st_delete(struct http *h, struct MHD_Connection *conn,
     const char *sid, const char *origin)
 {
 	struct ssess	*ss;
@@ -1368,8 +1367,8 @@ mcp__mcp_delete(struct http *h, struct MHD_Connection *conn,
 /* ---- the server's life ------------------------------------------------- */
 
 /* Once a second: sessions idle past --session-timeout end. */
-void
-mcp__mcp_sweep(struct http *h, double now)
+static void
+st_sweep(struct http *h, double now)
 {
 	struct ssess	*ss, *next;
 	struct route	*r, *rnext;
@@ -1402,8 +1401,8 @@ mcp__mcp_sweep(struct http *h, double now)
 }
 
 /* Is any answer still owed, or any byte still queued? */
-int
-mcp__mcp_busy(struct http *h)
+static int
+st_busy(struct http *h)
 {
 	struct ssess	*ss;
 	struct sconn	*sc;
@@ -1420,8 +1419,8 @@ mcp__mcp_busy(struct http *h)
 	return 0;
 }
 
-void
-mcp__mcp_end_all(struct http *h)
+static void
+st_end_all(struct http *h)
 {
 	struct sconn	*sc;
 
@@ -1431,8 +1430,8 @@ mcp__mcp_end_all(struct http *h)
 	}
 }
 
-void
-mcp__mcp_abort_all(struct http *h)
+static void
+st_abort_all(struct http *h)
 {
 	struct ssess	*ss;
 
@@ -1441,11 +1440,32 @@ mcp__mcp_abort_all(struct http *h)
 }
 
 /* The server stops: every session ends. */
-void
-mcp__mcp_free_all(struct http *h)
+static void
+st_free_all(struct http *h)
 {
 	while (h->ssessions != NULL) {
 		h->ssessions->sess->why = MR_SHUTDOWN;
 		ssess_end(h->ssessions);
 	}
 }
+
+static int
+st_streams(struct http *h)
+{
+	return h->nsconns;
+}
+
+/* What http.c routes to, for /mcp. */
+const struct http_transport mcp__streamable_transport = {
+	.get = st_get,
+	.del = st_delete,
+	.post = st_post,
+	.resumed = st_resumed,
+	.req_done = st_req_done,
+	.sweep = st_sweep,
+	.busy = st_busy,
+	.end_all = st_end_all,
+	.streams = st_streams,
+	.abort_all = st_abort_all,
+	.free_all = st_free_all,
+};

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 
 struct session *
 mcp__session_new(struct mcp_server *srv, const struct session_ops *ops,

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mcp-int.h"
+#include "core/core.h"
 
 /*
  * Makes room for EXTRA more bytes after len. Consumed bytes at the front

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "mcp-int.h"
+#include "server/server.h"
 
 #define DEFAULT_TIMEOUT_MS	60000
 
@@ -473,7 +473,7 @@ mcp__clientreq_roots_changed(struct session *s)
 	c->hash = mcp__hash(c->key);
 	mcp__session_track(s, c);
 	if (mcp__pool_submit(&srv->pool, c) == MCP_OK) {
-		mcp__server_queued(srv);
+		mcp__pool_queued(&srv->pool);
 		return;
 	}
 	mcp_log(MCP_LOG_WARN, "roots/list_changed dropped: %d calls queued",

@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "mcp-int.h"
+#include "core/core.h"
 
 atomic_int mcp__log_level = MCP_LOG_NOTICE;
 int	 mcp__log_json;		/* --log-format json; set before run */

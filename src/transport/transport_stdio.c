@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mcp-int.h"
+#include "transport/transport.h"
 
 #define READ_CHUNK	(64 * 1024)
 #define OUT_FLUSH_AT	(64 * 1024)	/* write at once past this */
@@ -39,6 +39,7 @@ struct stdio_transport {
 	int			 blocked;	/* input held: job queue full */
 	int			 eof;		/* no more input */
 	int			 broken;	/* output failed: client gone */
+	void			(*ended)(struct mcp_server *);
 };
 
 static int	 stdio_send(struct session *, void *, const char *, size_t,
@@ -115,7 +116,7 @@ try_write(struct stdio_transport *t)
 		mcp__buf_reset(&t->out);
 		ev_io_stop(t->srv->loop, &t->wio);
 		mcp__stdio_stop_input(t);
-		mcp__server_input_done(t->srv);
+		t->ended(t->srv);
 		return;
 	}
 	ev_io_stop(t->srv->loop, &t->wio);
@@ -285,7 +286,7 @@ read_cb(struct ev_loop *loop, ev_io *w, int revents)
 		/* No answer can come now: callbacks waiting for one stop. */
 		mcp__clientreq_drop(t->sess, NULL);
 		mcp__stdio_stop_input(t);
-		mcp__server_input_done(t->srv);
+		t->ended(t->srv);
 		return;
 	}
 	t->in.len += (size_t)n;
@@ -307,22 +308,24 @@ nonblock(int fd, int *saved)
 	return fcntl(fd, F_SETFL, fl | O_NONBLOCK);
 }
 
-int
-mcp__stdio_new(struct mcp_server *srv, int in_fd, int out_fd)
+struct stdio_transport *
+mcp__stdio_new(struct mcp_server *srv, int in_fd, int out_fd,
+    void (*ended)(struct mcp_server *))
 {
 	struct stdio_transport	*t;
 
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
-		return MCP_ENOMEM;
+		return NULL;
 	t->sess = mcp__session_new(srv, &stdio_ops, t);
 	if (t->sess != NULL)
 		mcp__metrics_session_open(t->sess, MT_STDIO);
 	if (t->sess == NULL) {
 		free(t);
-		return MCP_ENOMEM;
+		return NULL;
 	}
 	t->srv = srv;
+	t->ended = ended;
 	t->in_fd = in_fd;
 	t->out_fd = out_fd;
 	t->in_flags = t->out_flags = -1;
@@ -331,8 +334,7 @@ mcp__stdio_new(struct mcp_server *srv, int in_fd, int out_fd)
 	ev_io_init(&t->rio, read_cb, in_fd, EV_READ);
 	ev_io_init(&t->wio, write_cb, out_fd, EV_WRITE);
 	t->rio.data = t->wio.data = t;
-	srv->stdio = t;
-	return MCP_OK;
+	return t;
 }
 
 void

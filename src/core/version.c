@@ -1,7 +1,7 @@
 /*
  * version.c: the library's version and error strings. Pure; any thread.
  */
-#include "mcp-int.h"
+#include "core/core.h"
 
 int
 mcp_version_num(void)

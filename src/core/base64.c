@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 
-#include "mcp-int.h"
+#include "core/core.h"
 
 static const char b64[] =
     "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

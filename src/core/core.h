@@ -1,0 +1,215 @@
+/*
+ * core.h: the bottom layer, src/core/: byte buffers, the log, the
+ * hot-path JSON parser and serialiser, base64, the ordered hash table,
+ * systemd's sockets; and schema.h beside it, the JSON Schema validator.
+ * Nothing here knows MCP's methods, a session or the loop: any layer may
+ * include this, and this includes nothing of theirs. Any thread, except
+ * where a function says otherwise.
+ */
+#ifndef MCP_CORE_H
+#define MCP_CORE_H
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stddef.h>
+
+#include <jansson.h>
+
+#include "mcp.h"
+
+#define MCP_HIDDEN	__attribute__((visibility("hidden")))
+
+#define MCP_RID_MAX	65	/* an HTTP request id, with its NUL */
+#define MCP_LOG_FORCE	0x100	/* or'ed into a level: written at any level */
+
+/* ---- buf.c: a growable byte buffer with a read offset ----------------- */
+
+struct buf {
+	char	*data;
+	size_t	 off;	/* bytes before off are consumed */
+	size_t	 len;	/* bytes in use, from 0 */
+	size_t	 cap;
+};
+
+int	 mcp__buf_reserve(struct buf *b, size_t extra) MCP_HIDDEN;
+int	 mcp__buf_add(struct buf *b, const void *p, size_t n) MCP_HIDDEN;
+int	 mcp__buf_addc(struct buf *b, char c) MCP_HIDDEN;
+int	 mcp__buf_adds(struct buf *b, const char *s) MCP_HIDDEN;
+int	 mcp__buf_addjson(struct buf *b, const json_t *v) MCP_HIDDEN;
+void	 mcp__buf_consume(struct buf *b, size_t n) MCP_HIDDEN;
+void	 mcp__buf_reset(struct buf *b) MCP_HIDDEN;
+void	 mcp__buf_free(struct buf *b) MCP_HIDDEN;
+char	*mcp__buf_steal(struct buf *b, size_t *lenp) MCP_HIDDEN;
+
+/* ---- log.c ------------------------------------------------------------ */
+
+extern atomic_int mcp__log_level MCP_HIDDEN;
+#define MCP_LOG(lvl, ...) do {						\
+	if ((lvl) <= atomic_load_explicit(&mcp__log_level,		\
+	    memory_order_relaxed))					\
+		mcp_log((lvl), __VA_ARGS__);				\
+} while (0)
+/* What the request this thread serves puts on each of its log lines. */
+struct log_ctx {
+	const json_t	*id;	/* the JSON-RPC id */
+	const char	*sid;	/* its session's id */
+	const char	*rid;	/* the HTTP request id */
+	const char	*tool;	/* the tool being called */
+};
+extern _Thread_local struct log_ctx mcp__lctx MCP_HIDDEN;
+extern int	 mcp__log_json MCP_HIDDEN;	/* --log-format json */
+extern int	 mcp__log_fd MCP_HIDDEN;
+
+/* The figures of an event line: a call's end, an HTTP access. */
+struct log_fields {
+	const char	*outcome;	/* NULL: none */
+	double		 duration_ms;	/* < 0: none */
+	const char	*method;
+	const char	*route;
+	int		 status;	/* 0: none */
+	long long	 bytes_in;	/* < 0: none */
+	long long	 bytes_out;
+};
+void	 mcp__log_fields(int level, const struct log_fields *f,
+	    const char *fmt, ...) __attribute__((format(printf, 3, 4)))
+	    MCP_HIDDEN;
+int	 mcp__log_open(const char *path) MCP_HIDDEN;
+void	 mcp__log_reopen(void) MCP_HIDDEN;
+
+/* ---- json.c: the hot-path parser and serialiser ---------------------- */
+
+#define MCP_JSON_ESYNTAX	1	/* not JSON: -32700 */
+#define MCP_JSON_ENOMEM		2
+#define MCP_JSON_ERANGE		3	/* a number too big to keep exact */
+#define MCP_JSON_EDEPTH		4	/* nested deeper than we accept */
+
+struct json_perr {
+	int	 code;
+	size_t	 position;
+	char	 text[80];
+	int	 has_nul;	/* not an error: a string held \u0000 */
+};
+
+json_t	*mcp__json_parse(const char *data, size_t len, struct json_perr *err)
+	    MCP_HIDDEN;
+size_t	 mcp__fmt_int(char *out, long long v) MCP_HIDDEN;
+/* How many elements the JSON array in DATA has, or -1: not an array. */
+long	 mcp__json_array_count(const char *data, size_t len) MCP_HIDDEN;
+/*
+ * The members of one message object that JSON-RPC cares about, as the
+ * envelope reader (mcp__json_parse_message) or mcp__rpc_fields_from_json
+ * found them. The reader is here, in the parser, because it reads them
+ * in place, without building the object, with the parser's own insides;
+ * what they mean is rpc/'s (mcp__rpc_classify). ID and PARAMS are owned
+ * references (a caller may steal them by setting them NULL); release the
+ * rest with mcp__rpc_fields_clear.
+ */
+struct rpc_fields {
+	int	 jsonrpc;	/* 0 absent, 1 "2.0", 2 anything else */
+	int	 method;	/* 0 absent, 1 a usable string, 2 other */
+	char	 mname[96];	/* the method, when method == 1 */
+	int	 has_id;
+	json_t	*id;
+	json_t	*params;	/* built only when needed (params_of) */
+	/* A params object is left as text for the worker to build; the
+	 * loop only needs tools/call's name and the type of arguments. */
+	const char *praw;
+	size_t	 prawlen;
+	char	 tname[132];
+	int	 tname_kind;	/* 0 absent, 1 a name, 2 not a string, 3 too long */
+	int	 args_kind;	/* 0 absent, 1 an object, 2 other */
+	int	 has_result;	/* a result or error member */
+	json_t	*result;	/* a response's result, owned */
+	json_t	*error;		/* or its error, owned */
+};
+
+/* Parses one message: an object fills F without building it as a whole
+ * (returns 1); anything else comes back in *WHOLE (returns 0); -1 on
+ * error, with ERR set. */
+int	 mcp__json_parse_message(const char *data, size_t len,
+	    struct rpc_fields *f, json_t **whole, struct json_perr *err)
+	    MCP_HIDDEN;
+/* Are the N bytes at S UTF-8 (JSON's rules: no overlongs, surrogates)? */
+int	 mcp__utf8_valid(const char *s, size_t n) MCP_HIDDEN;
+/* V's string when V is a string without \u0000, else NULL: for the
+ * protocol's names, uris and arguments, which are C strings. */
+const char *mcp__json_cstr(const json_t *v) MCP_HIDDEN;
+/* Appends S (N bytes) as a JSON string; invalid UTF-8 becomes U+FFFD. */
+int	 mcp__buf_addstr(struct buf *b, const char *s, size_t n) MCP_HIDDEN;
+
+/* Levels of notifications/message, syslog's numbers (debug 7). */
+#define MCP_SYSLOG_DEBUG	7
+int	 mcp__level_syslog(int mcp_log_level) MCP_HIDDEN;
+const char *mcp__level_name(int syslog_level) MCP_HIDDEN;
+int	 mcp__level_parse(const char *name) MCP_HIDDEN;
+/* Appends a number: integral values without a fraction. */
+int	 mcp__buf_addnum(struct buf *b, double d) MCP_HIDDEN;
+/* An integral id written as a real ("2.0", "1e2"), kept as TEXT (behind
+ * a 0xff byte, which no parsed string holds) so that it is echoed as
+ * sent; mcp__buf_addid writes any id. */
+json_t	*mcp__json_id_raw(const char *text, size_t len) MCP_HIDDEN;
+int	 mcp__json_id_is_raw(const json_t *id) MCP_HIDDEN;
+/* Is the number written as TEXT (LEN bytes) a finite integral value? */
+int	 mcp__json_integral(const char *text, size_t len, double *out)
+	    MCP_HIDDEN;
+int	 mcp__buf_addid(struct buf *b, const json_t *id) MCP_HIDDEN;
+
+/* ---- base64.c --------------------------------------------------------- */
+
+char	*mcp__base64(const void *data, size_t len) MCP_HIDDEN;
+
+/* ---- table.c: entries in registration order, hashed by key ---------- */
+
+/*
+ * The header at the start of a tool or a feat. The owner keeps the key
+ * string (key points into it), the reference count and the lock; every
+ * mcp__table_ function runs with that lock held.
+ */
+struct entry {
+	struct entry	*next;		/* registration order */
+	struct entry	*hnext;		/* hash chain */
+	uint64_t	 seq;		/* registration number, the cursor */
+	const char	*key;		/* the owner's name or uri */
+};
+
+struct table {
+	struct entry	*head;
+	struct entry	*tail;
+	struct entry	*buckets[64];
+	uint64_t	 next_seq;
+};
+
+void	 mcp__table_init(struct table *t) MCP_HIDDEN;
+/* The entry under KEY, or NULL. */
+struct entry *mcp__table_find(struct table *t, const char *key) MCP_HIDDEN;
+/* Appends E (its key set) with the next seq; MCP_EEXIST if the key is
+ * taken, and E is then untouched. */
+int	 mcp__table_add(struct table *t, struct entry *e) MCP_HIDDEN;
+/* Unlinks and returns the entry under KEY (the caller drops it), or
+ * NULL. */
+struct entry *mcp__table_remove(struct table *t, const char *key)
+	    MCP_HIDDEN;
+/* Calls DROP on every entry, in order, and empties the table. */
+void	 mcp__table_clear(struct table *t, void (*drop)(struct entry *))
+	    MCP_HIDDEN;
+/* A page of at most LIMIT entries (0: all) from CURSOR (NULL: the
+ * start) as {MEMBER: [TO_JSON(e, VERSION)...], nextCursor?}. NULL on a
+ * bad cursor (*bad set) or ENOMEM. */
+json_t	*mcp__table_list(struct table *t, const char *member,
+	    const char *cursor, int limit, int version,
+	    json_t *(*to_json)(const struct entry *, int), int *bad)
+	    MCP_HIDDEN;
+/* FNV-1a; the sessions and streams hash their ids with it too. */
+uint32_t mcp__hash(const char *s) MCP_HIDDEN;
+
+/* ---- systemd.c: socket activation and the notify socket ------------- */
+
+/* A socket passed by systemd: named NAME, or the first (NULL); -1. */
+int	 mcp__sd_listen_fd(const char *name, const char *who) MCP_HIDDEN;
+/* STATE ("READY=1") to $NOTIFY_SOCKET: 1 sent, 0 none, -1 error. */
+int	 mcp__sd_notify(const char *state) MCP_HIDDEN;
+/* The WATCHDOG=1 interval in seconds, or 0 for none. */
+double	 mcp__sd_watchdog(void) MCP_HIDDEN;
+
+#endif /* MCP_CORE_H */

@@ -1,0 +1,105 @@
+/*
+ * transport.h: the transport layer, src/transport/, as main/ sees it:
+ * stdio (JSON lines on two fds), and the libmicrohttpd daemon (http.c)
+ * with the two MCP transports over HTTP, legacy SSE and Streamable HTTP
+ * (/mcp). A transport turns bytes into messages for a session
+ * (server/'s mcp__protocol_input) and the session's messages back into
+ * bytes (the session_ops it gives the session). It includes server/,
+ * rpc/ and core/, and reaches main/ only through the callbacks main/
+ * hands it. Loop thread only. What the HTTP files share among
+ * themselves is in transport/http.h.
+ */
+#ifndef MCP_TRANSPORT_H
+#define MCP_TRANSPORT_H
+
+#include "server/server.h"
+
+/* ---- transport_stdio.c ------------------------------------------------ */
+
+struct stdio_transport;
+/* A transport on IN_FD and OUT_FD, not started; NULL on ENOMEM. ENDED
+ * runs (loop) when its input ends or its output breaks. */
+struct stdio_transport *mcp__stdio_new(struct mcp_server *srv, int in_fd,
+	    int out_fd, void (*ended)(struct mcp_server *)) MCP_HIDDEN;
+void	 mcp__stdio_start(struct stdio_transport *t) MCP_HIDDEN;
+void	 mcp__stdio_stop_input(struct stdio_transport *t) MCP_HIDDEN;
+void	 mcp__stdio_resume(struct stdio_transport *t) MCP_HIDDEN;
+int	 mcp__stdio_idle(struct stdio_transport *t) MCP_HIDDEN;
+void	 mcp__stdio_flush(struct stdio_transport *t) MCP_HIDDEN;
+void	 mcp__stdio_abort(struct stdio_transport *t) MCP_HIDDEN;
+void	 mcp__stdio_free(struct stdio_transport *t) MCP_HIDDEN;
+
+/* ---- http.c: the daemon, and the transports over HTTP ------------------ */
+
+#define MCP_DEF_KEEPALIVE	15		/* s between SSE comments */
+#define MCP_DEF_MAX_SESSIONS	10000
+#define MCP_DEF_HTTP_INFLIGHT	256		/* per HTTP session */
+#define MCP_DEF_MAX_QUEUED	(8u * 1024 * 1024)	/* per stream */
+#define MCP_DEF_REQ_TIMEOUT	10		/* s for a whole request */
+#define MCP_DEF_IDLE_TIMEOUT	30		/* s a stream may stall */
+#define MCP_DEF_MAX_PER_IP	1000
+#define MCP_DEF_EVENT_LOG	(256u * 1024)	/* per stream */
+#define MCP_DEF_SESSION_TIMEOUT	1800		/* s */
+#define MCP_DEF_SSE_RETRY	1000		/* ms */
+#define MCP_DEF_STREAM_AFTER	200		/* ms */
+
+struct http_conf {
+	char		*addr;		/* "127.0.0.1:8080", "[::1]:0" */
+	char		*base_path;	/* "" or "/prefix" */
+	int		 keepalive;
+	int		 max_sessions;
+	int		 max_inflight;
+	size_t		 max_queued;
+	int		 request_timeout;
+	int		 idle_timeout;
+	int		 max_per_ip;
+	char		**allow_hosts;
+	int		 nallow_hosts;
+	char		**allow_origins;
+	int		 nallow_origins;
+	char		*auth_token;
+	/* Streamable HTTP (/mcp) */
+	int		 stateless;	/* no sessions */
+	int		 json_response;	/* JSON bodies, never SSE */
+	size_t		 event_log;	/* bytes kept per stream to replay */
+	int		 session_timeout; /* s idle before a session ends */
+	int		 sse_retry;	/* ms, the priming event's retry */
+	char		*auth_server;	/* for protected-resource metadata */
+	char		*resource_url;
+	char		*auth_scopes;	/* "a b": in 401s and the metadata */
+	char		*auth_token_file; /* re-read on SIGHUP */
+	int		 metrics;	/* GET /metrics on the main address */
+	char		*metrics_listen; /* ... or on this one */
+	int		 access_log;	/* a line per HTTP request */
+	int		 stream_after_ms; /* a waiting POST turns into a stream */
+};
+
+struct http;
+struct sse_stream;
+struct MHD_Connection;
+
+/* The MCP transports over HTTP, by the routes they take. */
+enum {
+	HT_SSE,		/* GET /sse, POST /messages */
+	HT_MCP,		/* /mcp: Streamable HTTP */
+	HT_N
+};
+struct http_transport;
+extern const struct http_transport mcp__sse_transport MCP_HIDDEN;
+extern const struct http_transport mcp__streamable_transport MCP_HIDDEN;
+
+/* The daemons CONF asks for: *HTTP on conf->addr, routing to the
+ * transports TR, and *MHTTP on conf->metrics_listen (each NULL when not
+ * asked for). CONF is kept. */
+int	 mcp__http_start(struct mcp_server *srv, struct http_conf *conf,
+	    const struct http_transport *const tr[HT_N], struct http **http,
+	    struct http **mhttp) MCP_HIDDEN;
+/* Stop accepting connections (the drain starts). */
+void	 mcp__http_quiesce(struct http *h) MCP_HIDDEN;
+/* Nothing owed and every stream ended: the loop may stop. */
+int	 mcp__http_drained(struct http *h) MCP_HIDDEN;
+void	 mcp__http_abort(struct http *h) MCP_HIDDEN;
+void	 mcp__http_flush(struct http *h) MCP_HIDDEN;
+void	 mcp__http_free(struct http *h) MCP_HIDDEN;
+
+#endif /* MCP_TRANSPORT_H */
