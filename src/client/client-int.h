@@ -126,7 +126,8 @@ struct mcp_client {
 	double			 max_timeout;
 	int			 progress_resets;
 	char			*protocol;	/* asked for */
-	int			 force;		/* 0 auto, 1 http, 2 sse */
+	int			 force;		/* 0 Streamable HTTP with the
+						   fallback, 2 legacy SSE */
 	char			**headers;	/* "Name: value" */
 	int			 nheaders;
 	int			 listen;

@@ -237,7 +237,8 @@ build(struct mcp_client *c, struct creq *r)
 		meta = json_object_get(r->params, "_meta");
 	/* The token is always the id: progress is matched by it, and a
 	 * caller's own token could name another request. */
-	if (want && json_is_object(meta)) {
+	if (json_is_object(meta) && (want ||
+	    json_object_get(meta, "progressToken") != NULL)) {
 		json_object_set_new(meta, "progressToken",
 		    json_integer(r->pe.id));
 		want = 0;
@@ -1009,8 +1010,9 @@ mcp_client_set_option(mcp_client *c, const char *name, const char *value)
 		return c->protocol != NULL ? MCP_OK : MCP_ENOMEM;
 	}
 	if (strcmp(name, "transport") == 0) {
+		/* http is Streamable HTTP with the spec's fallback. */
 		if (strcmp(value, "auto") == 0 || strcmp(value, "http") == 0)
-			c->force = strcmp(value, "http") == 0 ? 1 : 0;
+			c->force = 0;
 		else if (strcmp(value, "sse") == 0)
 			c->force = 2;
 		else
@@ -1391,6 +1393,8 @@ request_async(struct mcp_client *c, const char *method, json_t *params,
 {
 	struct creq	*r;
 
+	if (idp != NULL)
+		*idp = -1;
 	if (c == NULL) {
 		json_decref(params);
 		return MCP_ENOMEM;

@@ -1,9 +1,10 @@
 /*
  * transport_stdio.c: MCP over JSON lines on two file descriptors (0 and
  * 1), non-blocking and driven by libev on the loop thread. Input is split
- * into lines with a size cap: a longer line streams past unbuffered,
- * scanned for its id, and is answered with an error by that id, so memory
- * stays bounded whatever arrives and its caller still gets an answer.
+ * into lines by the line reader the client shares (rpc/frame.c), with a
+ * size cap: a longer line streams past unbuffered, scanned for its id,
+ * and is answered with an error by that id, so memory stays bounded
+ * whatever arrives and its caller still gets an answer.
  * Output is queued and written just before the loop blocks; while the
  * queue is over its cap (a client that stops reading), input pauses, so
  * nothing is lost and nothing grows without bound.
@@ -15,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "rpc/frame.h"
 #include "transport/transport.h"
 
 #define READ_CHUNK	(64 * 1024)
@@ -29,10 +31,8 @@ struct stdio_transport {
 	int			 out_flags;
 	ev_io			 rio;
 	ev_io			 wio;
-	struct buf		 in;
-	size_t			 scanned;	/* see split() */
-	int			 skipping;	/* inside an oversized line */
-	struct idscan		 scan;		/* ... looking for its id */
+	struct jsonl		 lines;		/* the input, split */
+	int			 at_end;	/* its last line: taken */
 	struct buf		 out;
 	size_t			 out_cap;
 	int			 paused;	/* input stopped: output full */
@@ -135,17 +135,22 @@ write_cb(struct ev_loop *loop, ev_io *w, int revents)
 	try_write(w->data);
 }
 
-/* One complete line, without its newline (nor its CR). */
-static void
-line(struct stdio_transport *t, const char *p, size_t n)
+/*
+ * One complete line (without its newline, CR or leading blanks): to the
+ * protocol. Returns -1, taking nothing, when the job queue is full: the
+ * line and the rest stay in the reader and input stops (the pipe pushes
+ * back on the client; completions resume us); the input's last line is
+ * taken all the same.
+ */
+static int
+line(void *arg, const char *p, size_t n)
 {
-	while (n > 0 && (*p == ' ' || *p == '\t' || *p == '\r')) {
-		p++;
-		n--;
-	}
-	if (n == 0)
-		return;		/* blank lines are not messages */
+	struct stdio_transport	*t = arg;
+
+	if (!t->at_end && mcp__pool_full(&t->srv->pool))
+		return -1;
 	mcp__protocol_input(t->sess, p, n, NULL);
+	return 0;
 }
 
 /*
@@ -155,92 +160,30 @@ line(struct stdio_transport *t, const char *p, size_t n)
  * waiting; a notification is not answered.
  */
 static void
-oversized(struct stdio_transport *t)
+oversized(void *arg, const struct idscan *sc)
 {
-	json_t	*id;
-	char	 msg[120];
+	struct stdio_transport	*t = arg;
+	json_t			*id;
+	char			 msg[120];
 
 	snprintf(msg, sizeof(msg), "message exceeds the %zu-byte limit "
 	    "(--max-message); skipped", t->srv->max_message);
 	mcp_log(MCP_LOG_WARN, "stdio: %s", msg);
-	if (t->scan.complete && t->scan.has_method && !t->scan.has_id)
+	if (sc->complete && sc->has_method && !sc->has_id)
 		return;
-	id = mcp__idscan_id(&t->scan);
+	id = mcp__idscan_id(sc);
 	mcp__protocol_error(t->sess, id, MCP_RPC_INVALID_REQUEST, msg);
 	json_decref(id);
 }
 
-/*
- * The line of N bytes at P, without its newline, has ended: taken, or
- * refused when it (or the part of it that streamed past: skipping) is
- * over --max-message. Returns -1, taking nothing, when the job queue is
- * full; the LAST line of the input is taken all the same.
- */
-static int
-take(struct stdio_transport *t, const char *p, size_t n, int last)
-{
-	if (n > 0 && p[n - 1] == '\r')
-		n--;		/* CR LF framing: the CR is not data */
-	if (t->skipping) {
-		mcp__idscan_feed(&t->scan, p, n);
-		t->skipping = 0;
-		oversized(t);
-	} else if (n > t->srv->max_message) {
-		mcp__idscan_init(&t->scan);
-		mcp__idscan_feed(&t->scan, p, n);
-		oversized(t);
-	} else if (!last && mcp__pool_full(&t->srv->pool)) {
-		return -1;
-	} else {
-		line(t, p, n);
-	}
-	return 0;
-}
-
-/*
- * Splits the input into lines. Bytes of an oversized line are thrown
- * away as they come, so the buffer never holds more than max_message
- * plus one read. SCANNED counts the bytes after in.off known to hold no
- * newline, so a long line is not searched again on every read.
- */
+/* N more bytes (0: none, after a pause) are in the reader: its lines. */
 static void
-split(struct stdio_transport *t)
+split(struct stdio_transport *t, size_t n)
 {
-	char	*p, *from, *nl, *end;
-	size_t	 held;
-
-	p = t->in.data + t->in.off;
-	end = t->in.data + t->in.len;
-	from = p + t->scanned;
-	for (;;) {
-		nl = memchr(from, '\n', (size_t)(end - from));
-		if (nl == NULL)
-			break;
-		if (take(t, p, (size_t)(nl - p), 0) < 0) {
-			/*
-			 * The job queue is full: leave this line and the rest
-			 * in the buffer and stop reading. The pipe pushes back
-			 * on the client; completions resume us.
-			 */
-			t->blocked = 1;
-			ev_io_stop(t->srv->loop, &t->rio);
-			break;
-		}
-		p = from = nl + 1;
+	if (mcp__jsonl_split(&t->lines, n, line, oversized, t)) {
+		t->blocked = 1;
+		ev_io_stop(t->srv->loop, &t->rio);
 	}
-	held = (size_t)(end - p);
-	if (!t->blocked && !t->skipping && held > t->srv->max_message + 1) {
-		/* Too long already: let it stream past, scanned for its id. */
-		mcp__idscan_init(&t->scan);
-		t->skipping = 1;
-	}
-	if (t->skipping) {
-		mcp__idscan_feed(&t->scan, p, held);
-		p = end;
-		held = 0;
-	}
-	mcp__buf_consume(&t->in, (size_t)(p - (t->in.data + t->in.off)));
-	t->scanned = t->blocked ? 0 : held;
 }
 
 /* Loop, after completions: go on with held lines once there is room. */
@@ -251,7 +194,7 @@ mcp__stdio_resume(struct stdio_transport *t)
 		return;
 	t->blocked = 0;
 	mcp__pool_plug(&t->srv->pool);
-	split(t);
+	split(t, 0);
 	mcp__pool_unplug(&t->srv->pool);
 	input_start(t);
 }
@@ -264,11 +207,12 @@ read_cb(struct ev_loop *loop, ev_io *w, int revents)
 
 	(void)loop;
 	(void)revents;
-	if (mcp__buf_reserve(&t->in, READ_CHUNK) != MCP_OK) {
+	if (mcp__jsonl_reserve(&t->lines, READ_CHUNK) != MCP_OK) {
 		mcp_log(MCP_LOG_ERR, "stdio: out of memory reading input");
 		return;
 	}
-	n = read(t->in_fd, t->in.data + t->in.len, t->in.cap - t->in.len);
+	n = read(t->in_fd, t->lines.in.data + t->lines.in.len,
+	    t->lines.in.cap - t->lines.in.len);
 	if (n < 0) {
 		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)
 			return;
@@ -277,11 +221,8 @@ read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	}
 	if (n == 0) {
 		/* A last line without its newline still counts. */
-		if (t->skipping || t->in.len > t->in.off)
-			(void)take(t, t->in.data + t->in.off,
-			    t->in.len - t->in.off, 1);
-		mcp__buf_reset(&t->in);
-		t->scanned = 0;
+		t->at_end = 1;
+		mcp__jsonl_end(&t->lines, line, oversized, t);
 		MCP_LOG(MCP_LOG_INFO, "stdio: end of input");
 		/* No answer can come now: callbacks waiting for one stop. */
 		mcp__clientreq_drop(t->sess, NULL);
@@ -289,10 +230,9 @@ read_cb(struct ev_loop *loop, ev_io *w, int revents)
 		t->ended(t->srv);
 		return;
 	}
-	t->in.len += (size_t)n;
 	/* Hand the calls of this read to the workers in one go. */
 	mcp__pool_plug(&t->srv->pool);
-	split(t);
+	split(t, (size_t)n);
 	mcp__pool_unplug(&t->srv->pool);
 }
 
@@ -325,6 +265,7 @@ mcp__stdio_new(struct mcp_server *srv, int in_fd, int out_fd,
 		return NULL;
 	}
 	t->srv = srv;
+	mcp__jsonl_init(&t->lines, srv->max_message);
 	t->ended = ended;
 	t->in_fd = in_fd;
 	t->out_fd = out_fd;
@@ -388,7 +329,7 @@ mcp__stdio_free(struct stdio_transport *t)
 	if (t->out_flags >= 0)
 		fcntl(t->out_fd, F_SETFL, t->out_flags);
 	mcp__session_close(t->sess);
-	mcp__buf_free(&t->in);
+	mcp__jsonl_free(&t->lines);
 	mcp__buf_free(&t->out);
 	free(t);
 }
