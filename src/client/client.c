@@ -22,6 +22,7 @@ static int	 request(struct mcp_client *, const char *, json_t *,
 		    json_t **);
 static int	 notify(struct mcp_client *, const char *, json_t *);
 static void	 connect_signal(struct mcp_client *, int);
+static void	 send_body(struct mcp_client *, const char *, size_t);
 static void	 start_request(struct mcp_client *, struct creq *);
 static void	 send_initialize(struct mcp_client *);
 
@@ -103,21 +104,18 @@ finish_err(struct mcp_client *c, struct creq *r, int rc, const char *why)
 static void
 send_cancelled(struct mcp_client *c, long long id, const char *reason)
 {
-	json_t	*msg;
-	char	*body;
+	json_t		*params;
+	struct buf	 b = { 0 };
 
 	if (c->state != CS_READY)
 		return;
-	msg = json_pack("{s:s, s:s, s:{s:I, s:s}}", "jsonrpc", "2.0",
-	    "method", "notifications/cancelled", "params", "requestId",
-	    (json_int_t)id, "reason", reason != NULL ? reason : "cancelled");
-	body = json_dumps(msg, JSON_COMPACT);
-	json_decref(msg);
-	if (body == NULL)
-		return;
-	mcp__client_trace(c, 1, body, strlen(body));
-	c->ops->send(c, body, strlen(body), NULL);
-	free(body);
+	params = json_pack("{s:I, s:s}", "requestId", (json_int_t)id,
+	    "reason", reason != NULL ? reason : "cancelled");
+	if (params != NULL && mcp__rpc_notification(&b,
+	    "notifications/cancelled", params) == MCP_OK)
+		send_body(c, b.data, b.len);
+	json_decref(params);
+	mcp__buf_free(&b);
 }
 
 /* The initialize's own callback (init_done) ends the connection. */
@@ -229,9 +227,7 @@ build(struct mcp_client *c, struct creq *r)
 {
 	struct buf	 b = { 0 };
 	json_t		*meta = NULL;
-	char		 num[24];
-	size_t		 n;
-	int		 want = wants_progress(c, r->method), rc;
+	int		 want = wants_progress(c, r->method);
 
 	if (r->params != NULL)
 		meta = json_object_get(r->params, "_meta");
@@ -245,36 +241,8 @@ build(struct mcp_client *c, struct creq *r)
 	} else if (meta != NULL) {
 		want = 0;	/* not an object: the server will say */
 	}
-	n = mcp__fmt_int(num, r->pe.id);
-	rc = mcp__buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"id\":");
-	if (rc == MCP_OK)
-		rc = mcp__buf_add(&b, num, n);
-	if (rc == MCP_OK)
-		rc = mcp__buf_adds(&b, ",\"method\":");
-	if (rc == MCP_OK)
-		rc = mcp__buf_addstr(&b, r->method, strlen(r->method));
-	if (rc == MCP_OK && (r->params != NULL || want)) {
-		rc = mcp__buf_adds(&b, ",\"params\":");
-		if (rc == MCP_OK && r->params != NULL)
-			rc = mcp__buf_addjson(&b, r->params);
-		else if (rc == MCP_OK)
-			rc = mcp__buf_adds(&b, "{}");
-		if (rc == MCP_OK && want) {
-			b.len--;		/* the object's '}' */
-			if (r->params != NULL && json_object_size(r->params) > 0)
-				rc = mcp__buf_addc(&b, ',');
-			if (rc == MCP_OK)
-				rc = mcp__buf_adds(&b,
-				    "\"_meta\":{\"progressToken\":");
-			if (rc == MCP_OK)
-				rc = mcp__buf_add(&b, num, n);
-			if (rc == MCP_OK)
-				rc = mcp__buf_adds(&b, "}}");
-		}
-	}
-	if (rc == MCP_OK)
-		rc = mcp__buf_addc(&b, '}');
-	if (rc != MCP_OK) {
+	if (mcp__rpc_request(&b, NULL, r->pe.id, r->method, r->params,
+	    want) != MCP_OK) {
 		mcp__buf_free(&b);
 		return MCP_ENOMEM;
 	}
@@ -406,8 +374,7 @@ static void
 init_done(struct mcp_client *c, int rc, json_t *result, void *udata)
 {
 	const char	*v;
-	json_t		*note;
-	char		*body;
+	struct buf	 b = { 0 };
 
 	(void)udata;
 	if (c->state != CS_INIT)
@@ -447,15 +414,11 @@ init_done(struct mcp_client *c, int rc, json_t *result, void *udata)
 		    "instructions"));
 		c->instructions = dupstr(v);
 	}
-	note = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method",
-	    "notifications/initialized");
-	body = json_dumps(note, JSON_COMPACT);
-	json_decref(note);
 	c->state = CS_READY;
-	if (body != NULL) {
-		send_body(c, body, strlen(body));
-		free(body);
-	}
+	if (mcp__rpc_notification(&b, "notifications/initialized", NULL) ==
+	    MCP_OK)
+		send_body(c, b.data, b.len);
+	mcp__buf_free(&b);
 	c->ops->ready(c);
 	release_held(c);
 	connect_signal(c, MCP_OK);
@@ -1543,8 +1506,8 @@ mcp_client_notify_new(mcp_client *c, const char *method, json_t *params)
 static int
 notify(struct mcp_client *c, const char *method, json_t *params)
 {
-	json_t	*msg;
-	char	*body;
+	struct buf	 b = { 0 };
+	int		 rc;
 
 	if (method == NULL || (params != NULL && !json_is_object(params))) {
 		json_decref(params);
@@ -1558,15 +1521,13 @@ notify(struct mcp_client *c, const char *method, json_t *params)
 		json_decref(params);
 		return MCP_EIO;
 	}
-	msg = json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", method);
-	if (msg != NULL && params != NULL)
-		json_object_set(msg, "params", params);
+	rc = mcp__rpc_notification(&b, method, params);
 	json_decref(params);
-	if (msg == NULL)
+	if (rc != MCP_OK) {
+		mcp__buf_free(&b);
 		return MCP_ENOMEM;
-	body = json_dumps(msg, JSON_COMPACT);
-	json_decref(msg);
-	return submit_body(c, body, 0);
+	}
+	return submit_body(c, mcp__buf_steal(&b, NULL), 0);
 }
 
 /* Takes RP off the client's list; 0 when it was answered already. */

@@ -399,6 +399,29 @@ mcp__pending_take(struct pending *t, long long id)
 }
 
 struct pending_entry *
+mcp__pending_take_if(struct pending *t,
+    int (*match)(struct pending_entry *e, void *arg), void *arg)
+{
+	struct pending_entry	**pp, *e, *out = NULL;
+	size_t			  i;
+
+	for (i = 0; i < t->nslots; i++) {
+		for (pp = &t->slots[i]; *pp != NULL;) {
+			e = *pp;
+			if (!match(e, arg)) {
+				pp = &e->next;
+				continue;
+			}
+			*pp = e->next;
+			t->count--;
+			e->next = out;
+			out = e;
+		}
+	}
+	return out;
+}
+
+struct pending_entry *
 mcp__pending_pop(struct pending *t)
 {
 	size_t	 i;

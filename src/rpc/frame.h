@@ -106,6 +106,11 @@ struct pending_entry *mcp__pending_take(struct pending *t, long long id)
 	    MCP_HIDDEN;
 struct pending_entry *mcp__pending_find(struct pending *t, long long id)
 	    MCP_HIDDEN;
+/* Removes every entry MATCH says yes to and returns them as a list
+ * linked by next (in no order). MATCH must not touch the table. */
+struct pending_entry *mcp__pending_take_if(struct pending *t,
+	    int (*match)(struct pending_entry *e, void *arg), void *arg)
+	    MCP_HIDDEN;
 /* Removes and returns any one entry, or NULL when empty: for draining. */
 struct pending_entry *mcp__pending_pop(struct pending *t) MCP_HIDDEN;
 void	 mcp__pending_free(struct pending *t) MCP_HIDDEN;

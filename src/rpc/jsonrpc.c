@@ -173,6 +173,47 @@ mcp__rpc_notification(struct buf *b, const char *method, const json_t *params)
 	return mcp__buf_addc(b, '}');
 }
 
+/*
+ * Appends a request, {"jsonrpc":"2.0","id":ID,"method":METHOD
+ * [,"params":PARAMS]}: ID as given, or, when it is NULL, the integer NID.
+ * With PROGRESS, the params carry _meta.progressToken = NID, spliced
+ * into the text (PARAMS, an object, has no _meta then: the caller sees
+ * to that), which costs no object of its own.
+ */
+int
+mcp__rpc_request(struct buf *b, const json_t *id, long long nid,
+    const char *method, const json_t *params, int progress)
+{
+	char	 num[24];
+	size_t	 n = mcp__fmt_int(num, nid);
+
+	if (mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":") != MCP_OK)
+		return MCP_ENOMEM;
+	if ((id != NULL ? mcp__buf_addid(b, id) : mcp__buf_add(b, num, n)) !=
+	    MCP_OK)
+		return MCP_ENOMEM;
+	if (mcp__buf_adds(b, ",\"method\":") != MCP_OK ||
+	    mcp__buf_addstr(b, method, strlen(method)) != MCP_OK)
+		return MCP_ENOMEM;
+	if (params == NULL && !progress)
+		return mcp__buf_addc(b, '}');
+	if (mcp__buf_adds(b, ",\"params\":") != MCP_OK ||
+	    (params != NULL ? mcp__buf_addjson(b, params) :
+	    mcp__buf_adds(b, "{}")) != MCP_OK)
+		return MCP_ENOMEM;
+	if (progress) {
+		b->len--;		/* the object's '}' */
+		if (params != NULL && json_object_size(params) > 0 &&
+		    mcp__buf_addc(b, ',') != MCP_OK)
+			return MCP_ENOMEM;
+		if (mcp__buf_adds(b, "\"_meta\":{\"progressToken\":") !=
+		    MCP_OK || mcp__buf_add(b, num, n) != MCP_OK ||
+		    mcp__buf_addc(b, '}') != MCP_OK || mcp__buf_addc(b, '}') != MCP_OK)
+			return MCP_ENOMEM;
+	}
+	return mcp__buf_addc(b, '}');
+}
+
 /* The key of an integral id written as a real: 2.0 is the id 2. */
 static int
 real_key(double d, char *key, size_t keylen)

@@ -37,6 +37,9 @@ int	 mcp__rpc_result(struct buf *b, const json_t *id,
 	    const json_t *result) MCP_HIDDEN;
 int	 mcp__rpc_error(struct buf *b, const json_t *id, int code,
 	    const char *msg, const json_t *data) MCP_HIDDEN;
+int	 mcp__rpc_request(struct buf *b, const json_t *id, long long nid,
+	    const char *method, const json_t *params, int progress)
+	    MCP_HIDDEN;
 int	 mcp__rpc_notification(struct buf *b, const char *method,
 	    const json_t *params) MCP_HIDDEN;
 /* A key that tells ids apart by value and JSON type ("i42", "s42"). */

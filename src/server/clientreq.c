@@ -22,7 +22,8 @@
 #define DEFAULT_TIMEOUT_MS	60000
 
 struct client_req {
-	struct client_req	*next;		/* session table, loop only */
+	struct pending_entry	 pe;		/* s->reqs, by the id's number;
+						   loop only */
 	struct mcp_call		*call;		/* loop only */
 	atomic_int		 refs;
 	pthread_mutex_t		 lock;
@@ -33,11 +34,22 @@ struct client_req {
 	json_t			*result;
 	char			*held;		/* loop: not sent yet (see below) */
 	size_t			 heldlen;
-	char			 id[24];
+	char			 id[24];	/* "s" and pe.id */
 };
 
-/* Server request ids live in their own space: "s1", "s2"... */
-static atomic_uint	 next_id = 1;
+/*
+ * Server request ids live in their own space, "s1", "s2"..., so that a
+ * client never mistakes them for its own; the table (rpc/frame.c, the
+ * client's too) is keyed by the number.
+ */
+static atomic_llong	 next_id = 1;
+
+/* Is R in S's table? */
+static int
+in_table(struct session *s, struct client_req *r)
+{
+	return mcp__pending_find(&s->reqs, r->pe.id) == &r->pe;
+}
 
 static void
 req_unref(struct client_req *r)
@@ -78,17 +90,14 @@ finish(struct client_req *r, int rc, json_t *result)
 static void
 give_up(struct session *s, struct client_req *r)
 {
-	struct client_req	**pp;
 	struct buf		 b = { 0 };
 	int			 why, rc;
 
-	for (pp = &s->reqs; *pp != NULL && *pp != r; pp = &(*pp)->next)
-		;
-	if (*pp != NULL && r->held != NULL) {
-		*pp = r->next;		/* never sent: nothing to cancel */
-		finish(r, MCP_ECANCELED, NULL);
-	} else if (*pp != NULL) {
-		*pp = r->next;
+	if (in_table(s, r) && r->held != NULL) {
+		(void)mcp__pending_take(&s->reqs, r->pe.id);
+		finish(r, MCP_ECANCELED, NULL);	/* never sent: no cancel */
+	} else if (in_table(s, r)) {
+		(void)mcp__pending_take(&s->reqs, r->pe.id);
 		pthread_mutex_lock(&r->lock);
 		why = r->rc;
 		pthread_mutex_unlock(&r->lock);
@@ -144,8 +153,11 @@ mcp__clientreq_send(struct mcp_call *n)
 		return;
 	}
 	r->call = c;
-	r->next = s->reqs;
-	s->reqs = r;
+	if (mcp__pending_add(&s->reqs, &r->pe) != MCP_OK) {
+		free(r->held);
+		r->held = NULL;
+		finish(r, MCP_ECANCELED, NULL);
+	}
 }
 
 /*
@@ -156,7 +168,6 @@ mcp__clientreq_send(struct mcp_call *n)
 static void
 release_held(struct session *s, struct client_req *r)
 {
-	struct client_req	**pp;
 	void			*saved = s->route;
 	int			 rc = MCP_ECANCELED;
 
@@ -169,28 +180,42 @@ release_held(struct session *s, struct client_req *r)
 	r->held = NULL;
 	if (rc == MCP_OK)
 		return;
-	for (pp = &s->reqs; *pp != r; pp = &(*pp)->next)
-		;
-	*pp = r->next;
+	(void)mcp__pending_take(&s->reqs, r->pe.id);
 	finish(r, MCP_ECANCELED, NULL);
 }
 
+static int
+is_held(struct pending_entry *e, void *arg)
+{
+	(void)arg;
+	return ((struct client_req *)e)->held != NULL;
+}
+
 /* Loop: notifications/initialized came; the held requests go, oldest
- * first (the table is newest first; they are few). */
+ * (lowest id) first. They are few. */
 void
 mcp__clientreq_ready(struct session *s)
 {
-	struct client_req	*r, *oldest;
+	struct pending_entry	*held, *e, **pp, *oldest;
 
 	s->ready = 1;
-	for (;;) {
-		oldest = NULL;
-		for (r = s->reqs; r != NULL; r = r->next)
-			if (r->held != NULL)
-				oldest = r;
-		if (oldest == NULL)
-			return;
-		release_held(s, oldest);	/* held no more */
+	held = mcp__pending_take_if(&s->reqs, is_held, NULL);
+	while (held != NULL) {
+		oldest = held;
+		for (e = held; e != NULL; e = e->next)
+			if (e->id < oldest->id)
+				oldest = e;
+		for (pp = &held; *pp != oldest; pp = &(*pp)->next)
+			;
+		*pp = oldest->next;
+		if (mcp__pending_add(&s->reqs, oldest) != MCP_OK) {
+			free(((struct client_req *)oldest)->held);
+			((struct client_req *)oldest)->held = NULL;
+			finish((struct client_req *)oldest, MCP_ECANCELED,
+			    NULL);
+			continue;
+		}
+		release_held(s, (struct client_req *)oldest);
 	}
 }
 
@@ -198,18 +223,20 @@ mcp__clientreq_ready(struct session *s)
 void
 mcp__clientreq_answer(struct session *s, struct rpc_fields *f)
 {
-	struct client_req	**pp, *r;
-	const char		*id = json_string_value(f->id);
+	struct client_req	*r;
+	const char		*id = json_string_value(f->id), *p;
+	long long		 n = 0;
 
-	if (id == NULL)
+	/* "s" and digits, as sent; anything else is no id of ours. */
+	if (id == NULL || id[0] != 's' || id[1] == '\0')
 		goto unknown;
-	for (pp = &s->reqs; *pp != NULL; pp = &(*pp)->next)
-		if (strcmp((*pp)->id, id) == 0)
-			break;
-	if (*pp == NULL)
+	for (p = id + 1; *p >= '0' && *p <= '9' && n < (1LL << 60); p++)
+		n = n * 10 + (*p - '0');
+	if (*p != '\0' || id[1] == '0')
 		goto unknown;
-	r = *pp;
-	*pp = r->next;
+	r = (struct client_req *)mcp__pending_take(&s->reqs, n);
+	if (r == NULL)
+		goto unknown;
 	if (f->error != NULL) {
 		finish(r, MCP_ECLIENT, f->error);
 		f->error = NULL;
@@ -222,20 +249,22 @@ unknown:
 	MCP_LOG(MCP_LOG_DEBUG, "ignoring a response to no request we sent");
 }
 
+static int
+of_call(struct pending_entry *e, void *arg)
+{
+	return arg == NULL || ((struct client_req *)e)->call == arg;
+}
+
 /* Loop: fails the requests of call C, or of every call when C is NULL. */
 void
 mcp__clientreq_drop(struct session *s, struct mcp_call *c)
 {
-	struct client_req	**pp, *r;
+	struct pending_entry	*e, *next;
 
-	for (pp = &s->reqs; *pp != NULL;) {
-		r = *pp;
-		if (c != NULL && r->call != c) {
-			pp = &r->next;
-			continue;
-		}
-		*pp = r->next;
-		finish(r, MCP_ECANCELED, NULL);
+	for (e = mcp__pending_take_if(&s->reqs, of_call, c); e != NULL;
+	    e = next) {
+		next = e->next;
+		finish((struct client_req *)e, MCP_ECANCELED, NULL);
 	}
 }
 
@@ -259,6 +288,7 @@ request(mcp_call *call, const char *method, json_t *params, int timeout_ms,
 	struct client_req	*r;
 	struct mcp_call		*n;
 	struct buf		 b = { 0 };
+	json_t			*idv;
 	struct timespec		 until;
 	double			 deadline, t;
 	int			 rc, gave_up = 0;
@@ -271,22 +301,12 @@ request(mcp_call *call, const char *method, json_t *params, int timeout_ms,
 	atomic_init(&r->refs, 2);	/* the worker and the loop */
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
-	snprintf(r->id, sizeof(r->id), "s%u", atomic_fetch_add(&next_id, 1));
-	rc = mcp__buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"id\":\"");
-	if (rc == MCP_OK)
-		rc = mcp__buf_adds(&b, r->id);
-	if (rc == MCP_OK)
-		rc = mcp__buf_adds(&b, "\",\"method\":\"");
-	if (rc == MCP_OK)
-		rc = mcp__buf_adds(&b, method);
-	if (rc == MCP_OK && params != NULL) {
-		rc = mcp__buf_adds(&b, "\",\"params\":");
-		if (rc == MCP_OK)
-			rc = mcp__buf_addjson(&b, params);
-		if (rc == MCP_OK)
-			rc = mcp__buf_addc(&b, '}');
-	} else if (rc == MCP_OK)
-		rc = mcp__buf_adds(&b, "\"}");
+	r->pe.id = atomic_fetch_add(&next_id, 1);
+	snprintf(r->id, sizeof(r->id), "s%lld", r->pe.id);
+	idv = json_string(r->id);
+	rc = idv != NULL ? mcp__rpc_request(&b, idv, 0, method, params, 0) :
+	    MCP_ENOMEM;
+	json_decref(idv);
 	json_decref(params);
 	n = rc == MCP_OK ? mcp__call_new() : NULL;
 	if (n != NULL)

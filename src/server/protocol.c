@@ -1102,7 +1102,7 @@ mcp__protocol_complete(struct mcp_call *c)
 	void		*saved = s->route;
 
 	ev_timer_stop(s->srv->loop, &c->timer);
-	if (s->reqs != NULL)
+	if (s->reqs.count > 0)
 		mcp__clientreq_drop(s, c);
 	mcp__session_untrack(s, c);
 	if (c->dropped) {

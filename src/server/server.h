@@ -25,6 +25,7 @@
 
 #include "core/core.h"
 #include "core/schema.h"
+#include "rpc/frame.h"
 #include "rpc/rpc.h"
 
 /* Defaults, documented in mcp_server_new(3) and mcp_server_main(3). */
@@ -388,7 +389,8 @@ struct session {
 	int				 initialized;
 	int				 version;
 	int				 log_level;	/* logging/setLevel */
-	struct client_req		*reqs;		/* ours, unanswered */
+	struct pending			 reqs;		/* ours, unanswered:
+						   struct client_req by id */
 	json_t				*client_caps;
 	int				 caps;		/* MCP_CAP_*, from client_caps */
 	json_t				*client_info;

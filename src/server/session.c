@@ -54,6 +54,7 @@ mcp__session_unref(struct session *s)
 	json_decref(s->subs);
 	json_decref(s->client_caps);
 	json_decref(s->client_info);
+	mcp__pending_free(&s->reqs);
 	free(s->buckets);
 	free(s);
 }
