@@ -304,19 +304,11 @@ send_body(struct mcp_client *c, const char *body, size_t len)
 
 /* ---- Initialization -------------------------------------------------- */
 
-static const char *const versions[] = {
-	"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"
-};
-
+/* The versions the client speaks are the server's (rpc/jsonrpc.c). */
 static int
 known_version(const char *v)
 {
-	size_t	 i;
-
-	for (i = 0; i < sizeof(versions) / sizeof(versions[0]); i++)
-		if (strcmp(v, versions[i]) == 0)
-			return 1;
-	return 0;
+	return mcp__version_of(v) != 0;
 }
 
 static struct handler *
@@ -438,7 +430,8 @@ send_initialize(struct mcp_client *c)
 	r->pe.id = atomic_fetch_add(&c->next_id, 1);
 	r->method = strdup("initialize");
 	r->params = json_pack("{s:s, s:o, s:{s:s, s:s}}", "protocolVersion",
-	    c->protocol != NULL ? c->protocol : versions[0], "capabilities",
+	    c->protocol != NULL ? c->protocol : mcp__version_str(MCP_V_LATEST),
+	    "capabilities",
 	    capabilities(c), "clientInfo", "name", c->name, "version",
 	    c->version);
 	r->internal = 1;

@@ -1,7 +1,10 @@
 /*
- * jsonrpc.c: the JSON-RPC 2.0 envelope: classifying an incoming message
- * and building outgoing ones as compact JSON. Pure: no I/O, no globals,
- * so any thread may call it (workers build their responses here).
+ * jsonrpc.c: the JSON-RPC 2.0 envelope, which the server and the client
+ * share: classifying an incoming message and building outgoing ones
+ * (requests, responses, notifications) as compact JSON, the keys that
+ * tell ids apart, and the protocol versions both sides speak. Pure: no
+ * I/O, no globals, so any thread may call it (workers build their
+ * responses here).
  */
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +12,41 @@
 #include <string.h>
 
 #include "rpc/rpc.h"
+
+/* Newest first: an unknown requested version is answered with [0]. */
+static const struct {
+	const char	*name;
+	int		 v;
+} versions[] = {
+	{ "2025-11-25", MCP_V20251125 },
+	{ "2025-06-18", MCP_V20250618 },
+	{ "2025-03-26", MCP_V20250326 },
+	{ "2024-11-05", MCP_V20241105 },
+};
+
+#define NVERSIONS	(sizeof(versions) / sizeof(versions[0]))
+
+int
+mcp__version_of(const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; name != NULL && i < NVERSIONS; i++)
+		if (strcmp(name, versions[i].name) == 0)
+			return versions[i].v;
+	return 0;
+}
+
+const char *
+mcp__version_str(int version)
+{
+	size_t	 i;
+
+	for (i = 0; i < NVERSIONS; i++)
+		if (versions[i].v == version)
+			return versions[i].name;
+	return versions[0].name;
+}
 
 /*
  * Sorts a message into a request, notification, response or invalid

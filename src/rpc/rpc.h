@@ -10,6 +10,20 @@
 
 #include "core/core.h"
 
+/* ---- The protocol's versions (jsonrpc.c), which both sides speak ----- */
+
+/* As yyyymmdd, so features gate with >=. */
+#define MCP_V20241105	20241105
+#define MCP_V20250326	20250326
+#define MCP_V20250618	20250618
+#define MCP_V20251125	20251125
+#define MCP_V_LATEST	MCP_V20251125
+
+/* The version named NAME ("2025-06-18"), or 0 when we do not speak it. */
+int	 mcp__version_of(const char *name) MCP_HIDDEN;
+/* VERSION's name; the latest's for one we do not speak. */
+const char *mcp__version_str(int version) MCP_HIDDEN;
+
 /* ---- jsonrpc.c: the envelope, pure ------------------------------------ */
 
 enum rpc_kind {

@@ -12,19 +12,6 @@
 
 #include "server/server.h"
 
-/* Newest first: an unknown requested version is answered with [0]. */
-static const struct {
-	const char	*name;
-	int		 v;
-} versions[] = {
-	{ "2025-11-25", MCP_V20251125 },
-	{ "2025-06-18", MCP_V20250618 },
-	{ "2025-03-26", MCP_V20250326 },
-	{ "2024-11-05", MCP_V20241105 },
-};
-
-#define NVERSIONS	(sizeof(versions) / sizeof(versions[0]))
-
 /*
  * A JSON-RPC batch (2025-03-26 only). Answers are collected in OUT as
  * they arrive and the array goes out when the last call is answered.
@@ -41,29 +28,6 @@ struct batch {
 	size_t		 max_out;	/* bytes its answer may take */
 	struct buf	 out;
 };
-
-/* The version named NAME ("2025-06-18"), or 0 when we do not speak it. */
-int
-mcp__version_of(const char *name)
-{
-	size_t	 i;
-
-	for (i = 0; name != NULL && i < NVERSIONS; i++)
-		if (strcmp(name, versions[i].name) == 0)
-			return versions[i].v;
-	return 0;
-}
-
-const char *
-mcp__version_str(int version)
-{
-	size_t	 i;
-
-	for (i = 0; i < NVERSIONS; i++)
-		if (versions[i].v == version)
-			return versions[i].name;
-	return versions[0].name;
-}
 
 static void
 batch_unref(struct batch *bt)
@@ -287,7 +251,7 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 	/* Echo the client's version when we know it, else offer our latest. */
 	s->version = mcp__version_of(want);
 	if (s->version == 0)
-		s->version = versions[0].v;
+		s->version = MCP_V_LATEST;
 	s->initialized = 1;
 	caps = json_object_get(params, "capabilities");
 	s->client_caps = json_is_object(caps) ? json_incref(caps) : json_object();

@@ -38,12 +38,6 @@
 #define MCP_MAX_URI		8192	/* bytes of a subscribed or read uri */
 #define MCP_GROW_AFTER		0.02	/* s a call waits before the pool grows */
 
-/* Protocol versions as yyyymmdd, so features gate with >=. */
-#define MCP_V20241105	20241105
-#define MCP_V20250326	20250326
-#define MCP_V20250618	20250618
-#define MCP_V20251125	20251125
-#define MCP_V_LATEST	MCP_V20251125
 
 /* ---- registry.c ------------------------------------------------------- */
 
@@ -452,8 +446,6 @@ void	 mcp__protocol_abort(struct session *s) MCP_HIDDEN;
  * oversized line. */
 void	 mcp__protocol_error(struct session *s, const json_t *id, int code,
 	    const char *msg) MCP_HIDDEN;
-const char *mcp__version_str(int version) MCP_HIDDEN;
-int	 mcp__version_of(const char *name) MCP_HIDDEN;
 
 /* ---- metrics.c: the counters behind /metrics, loop thread only ------- */
 
