@@ -211,6 +211,10 @@ err_has "quirk wrongid: and logged" "not waiting for one"
 run "quirk silent: a server that never answers: exit 3 in time" 3 "" "$CALL" --timeout 1 call q -- $Q silent
 run "quirk die: a server that dies mid-call" 3 "" "$CALL" call q -- $Q die
 err_has "quirk die: with its exit status" "exited with status 3"
+run "quirk bom: output that starts with a byte order mark" 0 "ok" "$CALL" call q -- $Q bom
+run "quirk bigask: a server request over max-message" 0 '"error":{"code":-32600' "$CALL" call q -- $Q bigask
+grep -q '"id":"big1"' "$tmp/out"
+ok $? "quirk bigask: is answered by its own id, with an error" "$tmp/out"
 run "quirk request: ping answered, an unknown request -32601" 0 '"ping":{"jsonrpc":"2.0","id":"srv2","result":{}}' "$CALL" call q -- $Q request
 grep -q '"unknown":{"jsonrpc":"2.0","id":"srv1","error":{"code":-32601' "$tmp/out"
 ok $? "quirk request: nobody handles x/unknown: -32601" "$tmp/out"
@@ -349,7 +353,7 @@ run "server-everything sse: call" 0 "Echo: hi" "$CALL" --transport sse --url htt
 
 # ---- HTTP, bad servers ------------------------------------------------------
 
-for q in ok multidata drop legacy silent wrongtype; do
+for q in ok multidata drop legacy foreign silent wrongtype; do
 	serve "$tmp/q.log" node test/node/quirk-server.mjs http $q
 	qport=$(peer_port "$tmp/q.log") || { ok 1 "quirk $q starts" "$tmp/q.log"; continue; }
 	U=http://127.0.0.1:$qport/mcp
@@ -367,6 +371,10 @@ for q in ok multidata drop legacy silent wrongtype; do
 		run "quirk legacy: calls" 0 "ok" "$CALL" --url $U call q
 		;;
 	silent) run "quirk silent http: exit 3 in time" 3 "" "$CALL" --timeout 1 --url $U call q ;;
+	foreign)
+		run "quirk foreign: an endpoint on another origin is refused" 3 "" "$CALL" --header 'Authorization: Bearer secret' --url $U call q
+		err_has "quirk foreign: and says why" "another origin"
+		;;
 	gone) ;;
 	wrongtype)
 		run "quirk wrongtype: a text/html answer" 3 "" "$CALL" --url $U call q

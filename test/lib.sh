@@ -74,18 +74,18 @@ need_built() {
 # one is missing or the lock file is newer than the last install.
 need_sdk() {
 	_nm=test/node/node_modules
-	_fresh=1
-	for _p in @modelcontextprotocol/sdk "$@"; do
-		[ -e "$_nm/$_p" ] || _fresh=0
-	done
-	if [ ! -f "$_nm/.package-lock.json" ] || [ -n "$(find \
-	    test/node/package-lock.json -newer "$_nm/.package-lock.json")" ]; then
-		_fresh=0
-	fi
-	[ "$_fresh" = 1 ] && return 0
+	need_sdk_fresh "$@" && return 0
 	_log=$(mktemp) || exit 1
-	if ! npm ci --no-audit --no-fund --loglevel=error --prefix test/node \
-	    >"$_log" 2>&1; then
+	# One install at a time: test/run.sh runs tests side by side (long.sh
+	# in the background), and two npm ci in one folder break each other.
+	# The second waits, then finds the first's install fresh.
+	(
+		flock 9
+		need_sdk_fresh "$@" && exit 0
+		npm ci --no-audit --no-fund --loglevel=error --prefix test/node \
+		    >"$_log" 2>&1
+	) 9>test/node/.install-lock
+	if [ $? -ne 0 ]; then
 		echo "not ok 1 - npm ci in test/node (installs the MCP SDK)"
 		sed 's/^/# /' "$_log"
 		echo "1..1"
@@ -93,6 +93,17 @@ need_sdk() {
 		exit 1
 	fi
 	rm -f "$_log"
+}
+
+# need_sdk_fresh [PACKAGE...]: are they all installed, from the current
+# lock file?
+need_sdk_fresh() {
+	for _p in @modelcontextprotocol/sdk "$@"; do
+		[ -e "test/node/node_modules/$_p" ] || return 1
+	done
+	[ -f test/node/node_modules/.package-lock.json ] || return 1
+	[ -z "$(find test/node/package-lock.json -newer \
+	    test/node/node_modules/.package-lock.json)" ]
 }
 
 # stop PID: SIGTERM, then SIGKILL after 5 s; sets $status to its exit

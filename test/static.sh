@@ -169,6 +169,7 @@ compile_app() {
 compile_app tools/mcp-demo.c "$MCP_BUILD/mcp-demo"
 compile_app tools/mcp-call.c "$MCP_BUILD/mcp-call"
 compile_app bench/client-bench.c "$MCP_BUILD/client-bench"
+compile_app test/client-api.c "$MCP_BUILD/client-api"
 compile_app tools/mcp-bench.c "$MCP_BUILD/mcp-bench"
 compile_app bench/floor-stdio.c "$MCP_BUILD/floor-stdio"
 compile_app bench/progress-server.c "$MCP_BUILD/progress-server"

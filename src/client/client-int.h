@@ -154,6 +154,7 @@ struct mcp_client {
 	char			 err[256];	/* why connecting failed */
 	int			 connect_rc;
 	struct waiter		*connect_wait;	/* a blocking connect's */
+	struct creq		*close_op;	/* OP_CLOSE, made at connect */
 
 	/* The transport. */
 	const struct ctransport_ops *ops;

@@ -263,7 +263,8 @@ transmit(struct mcp_client *c, struct creq *r)
 			return;
 		}
 		r->sent = 1;
-		r->started = ev_now(c->loop);
+		if (r->resent == 0)
+			r->started = ev_now(c->loop);
 		arm(c, r);
 	}
 	mcp__client_trace(c, 1, r->body, r->len);
@@ -454,6 +455,24 @@ send_initialize(struct mcp_client *c)
  * out again in it. A server that forgets each new session at once would
  * loop: after three reopenings in a row without an answer, R fails.
  */
+/*
+ * R, sent, waits for a new session: out of the table and its timer
+ * stopped (a request is in exactly one place: the table or the held
+ * list), so that nothing can end it twice; transmit puts it back, with
+ * its first start kept for max-timeout.
+ */
+static void
+hold_again(struct mcp_client *c, struct creq *r)
+{
+	if (r->sent) {
+		(void)mcp__pending_take(&c->pend, r->pe.id);
+		r->sent = 0;
+	}
+	ev_timer_stop(c->loop, &r->timer);
+	r->next = c->held;
+	c->held = r;
+}
+
 void
 mcp__client_session_gone(struct mcp_client *c, struct creq *r)
 {
@@ -464,11 +483,17 @@ mcp__client_session_gone(struct mcp_client *c, struct creq *r)
 			return;
 		}
 		r->resent++;
-		r->next = c->held;
-		c->held = r;
+		hold_again(c, r);
 	}
 	if (c->state != CS_READY)
 		return;		/* already reopening */
+	/* A server that forgets every session at once would keep us here:
+	 * three reopenings without one answer between them end it. */
+	if (++c->reinits > 3) {
+		mcp__client_lost(c, MCP_EIO, "the server forgets every session "
+		    "it opens (HTTP 404 each time)");
+		return;
+	}
 	MCP_LOG(MCP_LOG_INFO, "client: the server ended the session; "
 	    "opening a new one");
 	send_initialize(c);
@@ -487,8 +512,7 @@ mcp__client_resend(struct mcp_client *c, struct creq *r)
 		transmit(c, r);
 		return;
 	}
-	r->next = c->held;
-	c->held = r;
+	hold_again(c, r);
 }
 
 /* ---- Input ----------------------------------------------------------- */
@@ -623,6 +647,7 @@ on_response(struct mcp_client *c, struct rpc_fields *f)
 		return;
 	}
 	r->sent = 0;			/* out of the table already */
+	c->reinits = 0;			/* a session that answers */
 	if (f->error != NULL) {
 		code = json_object_get(f->error, "code");
 		msg = json_object_get(f->error, "message");
@@ -705,11 +730,22 @@ mcp__client_oversized(struct mcp_client *c, const struct idscan *sc)
 	struct creq	*r;
 	char		 why[120];
 
-	json_decref(id);
 	snprintf(why, sizeof(why), "the answer exceeds the %zu-byte limit "
 	    "(max-message)", c->max_message);
 	mcp_log(MCP_LOG_WARN, "client: a message from the server exceeds "
 	    "the %zu-byte limit (max-message); skipped", c->max_message);
+	if (sc->has_method) {
+		/* The server's own request (or notification): its id is in
+		 * the server's space, not ours. A request is told why. */
+		if (sc->has_id && id != NULL) {
+			snprintf(why, sizeof(why), "the request exceeds the "
+			    "client's %zu-byte limit", c->max_message);
+			reply_body(c, id, NULL, MCP_RPC_INVALID_REQUEST, why);
+		}
+		json_decref(id);
+		return;
+	}
+	json_decref(id);
 	r = n >= 0 ? (struct creq *)mcp__pending_take(&c->pend, n) : NULL;
 	if (r == NULL)
 		return;
@@ -734,6 +770,7 @@ do_close(struct mcp_client *c)
 	for (rp = c->replies; rp != NULL; rp = rp->next)
 		rp->done = 1;
 	pthread_mutex_unlock(&c->lock);
+	connect_signal(c, MCP_ECANCELED);
 	if (c->ops != NULL)
 		c->ops->close(c);
 	c->state = CS_CLOSED;
@@ -1220,6 +1257,11 @@ connect_start(struct mcp_client *c)
 		c->thread_started = 1;
 		run_op(c, r);
 		return c->state == CS_LOST ? c->connect_rc : MCP_OK;
+	}
+	c->close_op = op_new(c, OP_CLOSE);
+	if (c->close_op == NULL) {
+		creq_free(r);
+		return MCP_ENOMEM;
 	}
 	/* Set before the thread exists, so that no op runs on this one. */
 	c->thread_started = 1;
@@ -1827,11 +1869,10 @@ mcp_client_free(mcp_client *c)
 		return;
 	if (c->loop != NULL && c->state != CS_NEW) {
 		if (c->own_loop && c->thread_started) {
-			r = op_new(c, OP_CLOSE);
-			if (r != NULL)
-				submit(c, r);
-			else
-				ev_async_send(c->loop, &c->wake);
+			/* Made at connect, so that closing needs no memory. */
+			r = c->close_op;
+			c->close_op = NULL;
+			submit(c, r);
 			pthread_join(c->thread, NULL);
 			c->thread_started = 0;
 			run_queue(c);	/* whatever came too late */
@@ -1868,6 +1909,7 @@ mcp_client_free(mcp_client *c)
 	free(c->envp);
 	free(c->cwd);
 	free(c->url);
+	creq_free(c->close_op);
 	free(c->cacert);
 	free(c->protocol);
 	free(c->name);

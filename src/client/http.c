@@ -278,6 +278,33 @@ header_cb(char *p, size_t size, size_t n, void *arg)
 	return len;
 }
 
+/* Do URLs A and B have one scheme, host and port? */
+static int
+same_origin(const char *a, const char *b)
+{
+	static const CURLUPart parts[] = {
+		CURLUPART_SCHEME, CURLUPART_HOST, CURLUPART_PORT
+	};
+	CURLU	*ua = curl_url(), *ub = curl_url();
+	char	*pa, *pb;
+	size_t	 i;
+	int	 same = ua != NULL && ub != NULL &&
+		    curl_url_set(ua, CURLUPART_URL, a, 0) == CURLUE_OK &&
+		    curl_url_set(ub, CURLUPART_URL, b, 0) == CURLUE_OK;
+
+	for (i = 0; same && i < sizeof(parts) / sizeof(parts[0]); i++) {
+		pa = pb = NULL;
+		same = curl_url_get(ua, parts[i], &pa, CURLU_DEFAULT_PORT) ==
+		    CURLUE_OK && curl_url_get(ub, parts[i], &pb,
+		    CURLU_DEFAULT_PORT) == CURLUE_OK && strcasecmp(pa, pb) == 0;
+		curl_free(pa);
+		curl_free(pb);
+	}
+	curl_url_cleanup(ua);
+	curl_url_cleanup(ub);
+	return same;
+}
+
 /* An SSE event: a message, or the legacy stream's endpoint. */
 static void
 event_cb(void *arg, const char *event, const char *data, size_t len,
@@ -299,6 +326,14 @@ event_cb(void *arg, const char *event, const char *data, size_t len,
 		if (abs == NULL) {
 			mcp__client_lost(h->c, MCP_EPROTO, "the SSE stream's "
 			    "endpoint event holds no usable URL");
+			return;
+		}
+		if (!same_origin(abs, h->sse_url)) {
+			/* The client's headers (a token) would follow it. */
+			curl_free(abs);
+			mcp__client_lost(h->c, MCP_EPROTO, "the SSE stream's "
+			    "endpoint is on another origin than the stream; "
+			    "refused");
 			return;
 		}
 		free(h->endpoint);
@@ -503,7 +538,8 @@ done(struct xfer *x, CURLcode res)
 		x->ctype = ctype_of(x->easy);
 	}
 	r = waiting(x);
-	if (x->status == 404 && x->with_session && !h->sse) {
+	if (x->status == 404 && x->with_session && !h->sse &&
+	    x->kind != X_LISTEN) {
 		/*
 		 * The session is gone. Another transfer may have found out
 		 * first: then a new one is being opened, and R waits for it.
@@ -528,15 +564,20 @@ done(struct xfer *x, CURLcode res)
 		sse_failed(x, why);
 		break;
 	case X_LISTEN:
-		if (x->status == 405 || (x->status >= 400 &&
-		    x->status < 500 && x->status != 404)) {
-			h->no_listen = 1;	/* the server offers none */
+		if (x->status >= 400 && x->status < 500) {
+			/* The server offers none: 405 as the spec says, or
+			 * 404 from one that routes POST only (a lost session
+			 * shows in the POSTs). */
+			h->no_listen = 1;
 			break;
 		}
+		if (x->status == 200 && x->ctype == CT_SSE)
+			h->listen_fails = 0;	/* it was up: not a failure */
 		if (c->state == CS_READY && !resume(x) &&
 		    ++h->listen_fails <= LISTEN_MAX_FAIL) {
 			snprintf(h->listen_id, sizeof(h->listen_id), "%s",
 			    x->sse.last_id);
+			ev_timer_stop(c->loop, &h->relisten);
 			ev_timer_set(&h->relisten, x->sse.retry_ms > 0 ?
 			    (x->sse.retry_ms > 30000 ? 30. :
 			    x->sse.retry_ms / 1000.) : LISTEN_RETRY_S, 0.);
@@ -564,6 +605,8 @@ done(struct xfer *x, CURLcode res)
 			(void)mcp__buf_addc(&h->waiting, '\n');
 			break;
 		}
+		if (h->sse && x->status >= 200 && x->status < 300)
+			break;		/* the answer comes on the stream */
 		if (x->status >= 200 && x->status < 300 &&
 		    x->ctype == CT_JSON) {
 			if (x->over) {
@@ -831,6 +874,9 @@ post(struct chttp *h, const char *json, size_t len, struct creq *r)
 	}
 	curl_easy_setopt(x->easy, CURLOPT_POSTFIELDSIZE, (long)len);
 	curl_easy_setopt(x->easy, CURLOPT_COPYPOSTFIELDS, json);
+	if (r == NULL)		/* no request's timer ends it */
+		curl_easy_setopt(x->easy, CURLOPT_TIMEOUT_MS,
+		    (long)(h->c->timeout * 1000));
 	if (r != NULL) {
 		x->r = r;
 		x->rid = r->pe.id;
@@ -865,6 +911,12 @@ http_send(struct mcp_client *c, const char *json, size_t len,
 
 	if (h->sse && h->endpoint == NULL) {
 		/* Not known yet: sent when the endpoint event comes. */
+		if (h->waiting.len + len > 4 * c->max_message) {
+			if (r != NULL)
+				mcp__client_fail(c, r, MCP_EPROTO, "the SSE "
+				    "stream has sent no endpoint event");
+			return;
+		}
 		if (mcp__buf_add(&h->waiting, json, len) != MCP_OK ||
 		    mcp__buf_addc(&h->waiting, '\n') != MCP_OK) {
 			if (r != NULL)

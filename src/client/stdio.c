@@ -41,7 +41,11 @@ struct cstdio {
 	struct buf	 wbuf;
 	struct jsonl	 lines;
 	int		 lost;
+	int		 wbroken;	/* its stdin is closed: no writes */
 };
+
+/* Bytes queued for a child that does not read: past this, it is lost. */
+#define WBUF_MAX	(64u * 1024 * 1024)
 
 static int
 nonblock(int fd)
@@ -125,10 +129,17 @@ flush(struct mcp_client *c, struct cstdio *t)
 			break;
 		}
 		if (n < 0) {
+			/*
+			 * The child stopped reading. What it wrote before is
+			 * still in the pipe: read on to its end (lost comes
+			 * with EOF); nothing more is written.
+			 */
 			mcp__buf_reset(&t->wbuf);
 			if (masked && !sigismember(&old, SIGPIPE))
 				(void)sigtimedwait(&pipe_set, NULL, &zero);
-			lost(c, t, "closed its stdin");
+			t->wbroken = 1;
+			MCP_LOG(MCP_LOG_INFO, "client: the server (%s) closed "
+			    "its stdin", c->argv[0]);
 			break;
 		}
 		mcp__buf_consume(&t->wbuf, (size_t)n);
@@ -207,6 +218,8 @@ stdio_start(struct mcp_client *c)
 {
 	struct cstdio			*t;
 	posix_spawn_file_actions_t	 fa;
+	posix_spawnattr_t		 sa;
+	sigset_t			 none, dfl;
 	int				 in[2], out[2], rc;
 
 	t = calloc(1, sizeof(*t));
@@ -215,6 +228,7 @@ stdio_start(struct mcp_client *c)
 	t->in = t->out = -1;
 	c->t = t;
 	mcp__jsonl_init(&t->lines, c->max_message);
+	t->lines.bom = 1;	/* some servers' runtimes start with one */
 	if (pipe2(in, O_CLOEXEC) != 0)
 		goto fail_sys;
 	if (pipe2(out, O_CLOEXEC) != 0) {
@@ -227,8 +241,23 @@ stdio_start(struct mcp_client *c)
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
 	if (c->cwd != NULL)
 		posix_spawn_file_actions_addchdir_np(&fa, c->cwd);
-	rc = posix_spawnp(&t->pid, c->argv[0], &fa, NULL, c->argv,
+	/* The child starts with no signal blocked and the usual ones at
+	 * their default, whatever this process does with them: it must
+	 * die of the SIGTERM that closing sends. */
+	posix_spawnattr_init(&sa);
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGHUP);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_setsigmask(&sa, &none);
+	posix_spawnattr_setsigdefault(&sa, &dfl);
+	posix_spawnattr_setflags(&sa, POSIX_SPAWN_SETSIGMASK |
+	    POSIX_SPAWN_SETSIGDEF);
+	rc = posix_spawnp(&t->pid, c->argv[0], &fa, &sa, c->argv,
 	    c->envp != NULL ? c->envp : environ);
+	posix_spawnattr_destroy(&sa);
 	posix_spawn_file_actions_destroy(&fa);
 	close(in[0]);
 	close(out[1]);
@@ -269,8 +298,12 @@ stdio_send(struct mcp_client *c, const char *json, size_t len,
 	struct cstdio	*t = c->t;
 
 	(void)r;
-	if (t->lost)
+	if (t->lost || t->wbroken)
 		return;
+	if (t->wbuf.len - t->wbuf.off > WBUF_MAX) {
+		lost(c, t, "has stopped reading its stdin");
+		return;
+	}
 	if (mcp__buf_add(&t->wbuf, json, len) != MCP_OK ||
 	    mcp__buf_addc(&t->wbuf, '\n') != MCP_OK) {
 		lost(c, t, "could not be written to: out of memory");
@@ -313,6 +346,7 @@ stdio_close(struct mcp_client *c)
 	ev_prepare_stop(c->loop, &t->flusher);
 	if (t->in >= 0 && !t->lost && t->wbuf.len > t->wbuf.off)
 		flush(c, t);	/* what was sent last still goes out */
+	ev_io_stop(c->loop, &t->wio);	/* flush may have armed it */
 	if (t->in >= 0)
 		close(t->in);
 	if (t->out >= 0)

@@ -37,6 +37,13 @@ take(struct jsonl *j, const char *p, size_t n, jsonl_line_fn line,
 {
 	if (n > 0 && p[n - 1] == '\r')
 		n--;		/* CR LF framing: the CR is not data */
+	if (j->bom) {
+		j->bom = 0;
+		if (n >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0) {
+			p += 3;
+			n -= 3;
+		}
+	}
 	if (j->skipping) {
 		mcp__idscan_feed(&j->scan, p, n);
 		j->skipping = 0;
@@ -90,6 +97,7 @@ mcp__jsonl_split(struct jsonl *j, size_t n, jsonl_line_fn line,
 		/* Too long already: let it stream past, scanned for its id. */
 		mcp__idscan_init(&j->scan);
 		j->skipping = 1;
+		j->bom = 0;
 	}
 	if (!stopped && j->skipping) {
 		mcp__idscan_feed(&j->scan, p, held);

@@ -21,6 +21,7 @@ struct jsonl {
 	size_t		 max;		/* longest line taken */
 	size_t		 scanned;	/* bytes after in.off with no newline */
 	int		 skipping;	/* in a line over max */
+	int		 bom;		/* a UTF-8 BOM may start the input */
 	struct idscan	 scan;
 };
 
@@ -114,8 +115,8 @@ struct pending_entry *mcp__pending_take_if(struct pending *t,
 /* Removes and returns any one entry, or NULL when empty: for draining. */
 struct pending_entry *mcp__pending_pop(struct pending *t) MCP_HIDDEN;
 void	 mcp__pending_free(struct pending *t) MCP_HIDDEN;
-/* A response's id as this side's integer id: an integer, or a string of
- * digits (some peers echo ids as strings); -1 when it is neither. */
+/* A response's id as this side's integer id (ids are integers this side
+ * chose); -1 for anything else, a string included. */
 long long mcp__pending_id_of(const json_t *id) MCP_HIDDEN;
 
 #endif /* MCP_RPC_FRAME_H */

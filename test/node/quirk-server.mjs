@@ -26,6 +26,10 @@
 //            most) for the client's responses, then answers with text JSON
 //            {"ping": <response to srv2>, "unknown": <response to srv1>}
 //            (null for one that did not come)
+//   bom      its output starts with a UTF-8 byte order mark
+//   bigask   tools/call: first sends a sampling/createMessage request of
+//            5 MiB (over the client's 4 MiB limit), waits for the client's
+//            answer, and answers the call with text of its JSON
 //   ok       behaves
 //
 // http quirks (initialize gets an Mcp-Session-Id, random hex; a POST of
@@ -49,6 +53,9 @@
 //              gets e1, e2). A GET /mcp with the session id and Last-Event-ID
 //              e<3k+1> or e<3k+2> gets text/event-stream with the response
 //              as event `id: e<3k+3>`, then the stream ends
+//   foreign    as legacy, but the endpoint event names another origin
+//              (http://127.0.0.2:<port>/messages), where the client's
+//              headers must not go
 //   legacy     POST, GET and DELETE /mcp answer 405; the old HTTP+SSE
 //              transport instead: GET /sse sends `event: endpoint` with data
 //              /messages?sessionId=<id>; POST /messages?sessionId=<id>
@@ -62,8 +69,8 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 
 const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
-const STDIO_QUIRKS = ['junk', 'split', 'huge', 'crlf', 'wrongid', 'silent', 'die', 'request', 'ok'];
-const HTTP_QUIRKS = ['ok', 'multidata', 'gone', 'drop', 'legacy', 'silent', 'wrongtype'];
+const STDIO_QUIRKS = ['junk', 'split', 'huge', 'crlf', 'wrongid', 'silent', 'die', 'request', 'bom', 'bigask', 'ok'];
+const HTTP_QUIRKS = ['ok', 'multidata', 'gone', 'drop', 'legacy', 'foreign', 'silent', 'wrongtype'];
 
 const [mode, quirk] = process.argv.slice(2);
 if (!((mode === 'stdio' && STDIO_QUIRKS.includes(quirk)) || (mode === 'http' && HTTP_QUIRKS.includes(quirk)))) {
@@ -106,6 +113,8 @@ function serveStdio() {
 	const waiting = new Map();	// id of a request of ours -> resolve(response)
 	let queue = Promise.resolve();	// writes, one after the other
 	const raw = (s) => new Promise((r) => process.stdout.write(s, r));
+	if (quirk === 'bom')
+		process.stdout.write('\ufeff');
 	const send = (msg) => {
 		queue = queue.then(async () => {
 			const line = JSON.stringify(msg) + eol;
@@ -145,6 +154,15 @@ function serveStdio() {
 			};
 			const [unknown, ping] = await Promise.all([ask('srv1', 'x/unknown', {}), ask('srv2', 'ping')]);
 			return send(textResult(m.id, JSON.stringify({ ping, unknown })));
+		}
+		case 'bigask': {
+			const got = new Promise((r) => {
+				waiting.set('big1', r);
+				setTimeout(() => r(null), 5000);
+			});
+			send({ jsonrpc: '2.0', id: 'big1', method: 'sampling/createMessage',
+			    params: { messages: [{ role: 'user', content: { type: 'text', text: 'y'.repeat(5 * 1024 * 1024) } }], maxTokens: 1 } });
+			return send(textResult(m.id, JSON.stringify(await got)));
 		}
 		default: return send(textResult(m.id, 'ok'));
 		}
@@ -232,7 +250,8 @@ function serveHttp() {
 			const s = newSession();
 			s.sse = res;
 			res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-cache' });
-			res.write(`event: endpoint\ndata: /messages?sessionId=${s.id}\n\n`);
+			const where = quirk === 'foreign' ? `http://127.0.0.2:${req.socket.localPort}/messages` : '/messages';
+			res.write(`event: endpoint\ndata: ${where}?sessionId=${s.id}\n\n`);
 			req.on('close', () => sessions.delete(s.id));
 			return;
 		}
@@ -325,7 +344,7 @@ function serveHttp() {
 				lastEventIds.push(req.headers['last-event-id']);
 			if (req.method === 'GET' && url.pathname === '/debug')
 				return jsonReply(res, 200, { lastEventIds });
-			if (quirk === 'legacy')
+			if (quirk === 'legacy' || quirk === 'foreign')
 				return legacy(req, res, url);
 			if (url.pathname !== '/mcp')
 				return jsonReply(res, 404, error(null, -32000, 'not found'));

@@ -1,5 +1,5 @@
 /*
- * t_client.c: the C client API (mcp_client_*) against real servers over
+ * client-api.c: the C client API (mcp_client_*) against real servers over
  * real pipes and sockets: mcp-demo on stdio and HTTP, the official
  * TypeScript SDK's McpServer (test/node/peer-server.mjs) and the bad
  * servers of test/node/quirk-server.mjs. Blocking calls from many
@@ -169,7 +169,7 @@ text_of(json_t *result)
 static mcp_client *
 stdio_client(char *const argv[], const char *timeout, int *rc)
 {
-	mcp_client	*c = mcp_client_new("t_client", "1");
+	mcp_client	*c = mcp_client_new("client-api", "1");
 
 	if (timeout != NULL)
 		(void)mcp_client_set_option(c, "timeout", timeout);
@@ -180,7 +180,7 @@ stdio_client(char *const argv[], const char *timeout, int *rc)
 static mcp_client *
 url_client(int port, const char *path, const char *transport, int *rc)
 {
-	mcp_client	*c = mcp_client_new("t_client", "1");
+	mcp_client	*c = mcp_client_new("client-api", "1");
 	char		 url[128];
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", port, path);
@@ -285,7 +285,7 @@ static void
 async_tests(void)
 {
 	struct ev_loop		*loop = ev_loop_new(EVFLAG_AUTO);
-	mcp_client		*c = mcp_client_new("t_client", "1");
+	mcp_client		*c = mcp_client_new("client-api", "1");
 	char			*argv[] = { (char *)demo, NULL };
 	struct async_state	 st = { 0 };
 	struct async_one	 ones[101];
@@ -448,7 +448,7 @@ peer_tests(const char *mode, const char *flag)
 
 	snprintf(what, sizeof(what), "ts-sdk %s%s%s", mode, flag ? " " : "",
 	    flag ? flag : "");
-	c = mcp_client_new("t_client", "1");
+	c = mcp_client_new("client-api", "1");
 	(void)mcp_client_on_notification(c, on_note, &s);
 	(void)mcp_client_on_request(c, "sampling/createMessage", on_sampling,
 	    NULL);
@@ -623,8 +623,34 @@ main(void)
 	many_threads(c, "stdio");
 	mcp_client_free(c);
 
+	/* The child's environment and directory are the caller's to give:
+	 * the shell exits 1 (no initialize: connect fails) if either is
+	 * not what was asked. */
+	{
+		static char	 script[1024], abs_demo[600];
+		char		*argv_sh[] = { "/bin/sh", "-c", script, NULL };
+		char		*envp[] = { "MCP_T_CLIENT=yes", "PATH=/usr/bin:/bin",
+				    NULL };
+
+		if (realpath(demo_path, abs_demo) == NULL)
+			snprintf(abs_demo, sizeof(abs_demo), "%s", demo_path);
+		snprintf(script, sizeof(script), "[ \"$MCP_T_CLIENT\" = yes ] "
+		    "&& [ -z \"$HOME\" ] && [ \"$(pwd)\" = /tmp ] && exec %s",
+		    abs_demo);
+		c = mcp_client_new("client-api", "1");
+		rc = mcp_client_connect_stdio(c, argv_sh, envp, "/tmp");
+		is_int(rc, MCP_OK, "stdio: the child gets the environment and "
+		    "the directory asked for");
+		mcp_client_free(c);
+		c = mcp_client_new("client-api", "1");
+		rc = mcp_client_connect_stdio(c, argv_sh, envp, "/");
+		ok(rc == MCP_EIO, "stdio: ... and a check that can fail: in / "
+		    "it exits, and connect says so");
+		mcp_client_free(c);
+	}
+
 	/* Versions. */
-	c = mcp_client_new("t_client", "1");
+	c = mcp_client_new("client-api", "1");
 	ok(mcp_client_set_option(c, "protocol", "2024-11-05") == MCP_OK,
 	    "protocol option");
 	ok(mcp_client_set_option(c, "protocol", "1999-01-01") == MCP_EINVAL,
@@ -643,7 +669,7 @@ main(void)
 	    "timeout over a 1.5 s call");
 	json_decref(res);
 	mcp_client_free(c);
-	c = mcp_client_new("t_client", "1");
+	c = mcp_client_new("client-api", "1");
 	(void)mcp_client_set_option(c, "timeout", "0.5");
 	(void)mcp_client_set_option(c, "progress-resets-timeout", "0");
 	rc = mcp_client_connect_stdio(c, argv_demo, NULL, NULL);
@@ -662,7 +688,7 @@ main(void)
 	    "timeout");
 	json_decref(res);
 	mcp_client_free(c);
-	c = mcp_client_new("t_client", "1");
+	c = mcp_client_new("client-api", "1");
 	(void)mcp_client_set_option(c, "timeout", "0.5");
 	(void)mcp_client_set_option(c, "max-timeout", "1");
 	rc = mcp_client_connect_stdio(c, argv_demo, NULL, NULL);
@@ -725,7 +751,7 @@ main(void)
 		lr.loop = ev_loop_new(EVFLAG_AUTO);
 		ev_async_init(&lr.stop, stop_cb);
 		ev_async_start(lr.loop, &lr.stop);
-		c = mcp_client_new("t_client", "1");
+		c = mcp_client_new("client-api", "1");
 		lr.c = c;
 		lr.argv = argv_demo;
 		lr.connected = 0;
@@ -777,7 +803,7 @@ main(void)
 			    "(notifications/cancelled)");
 			mcp_client_free(c);
 
-			c = mcp_client_new("t_client", "1");
+			c = mcp_client_new("client-api", "1");
 			(void)mcp_client_set_option(c, "timeout", "0.3");
 			(void)mcp_client_set_option(c,
 			    "progress-resets-timeout", "0");
