@@ -80,7 +80,7 @@ HDRS = src/core/core.h src/core/schema.h src/rpc/rpc.h src/rpc/frame.h \
 OBJS = $(SRCS:src/%.c=$(B)/obj/%.o)
 PICS = $(SRCS:src/%.c=$(B)/pic/%.o)
 
-TOOLS = $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-bench $(B)/floor-stdio $(B)/floor-http \
+TOOLS = $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-gateway $(B)/mcp-bench $(B)/floor-stdio $(B)/floor-http \
 	$(B)/progress-server $(B)/conformance-server $(B)/client-bench
 UNIT_TESTS = $(B)/t_schema $(B)/t_jsonrpc $(B)/t_registry $(B)/t_pool \
 	$(B)/t_template $(B)/t_faults
@@ -135,7 +135,11 @@ $(B)/mcp-demo: tools/mcp-demo.c $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 
-$(B)/mcp-call: tools/mcp-call.c $(B)/libmcp.a
+$(B)/mcp-call: tools/mcp-call.c tools/expand.h $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+$(B)/mcp-gateway: tools/mcp-gateway.c tools/expand.h $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 
@@ -273,7 +277,7 @@ bench: all
 
 install: config.mk
 	@$(MAKE) --no-print-directory $(B)/libmcp.a $(B)/libmcp.so \
-		$(B)/mcp-demo $(B)/mcp-call $(B)/mcp-bench
+		$(B)/mcp-demo $(B)/mcp-call $(B)/mcp-gateway $(B)/mcp-bench
 	@$(MAKE) --no-print-directory install-files
 
 # A program built with pkg-config against a prefix the dynamic linker
@@ -300,8 +304,8 @@ install-files:
 	@if [ -z "$(DESTDIR)" ] && [ -z "$(PC_RPATH)" ] && \
 	    [ "$$(id -u)" = 0 ] && command -v ldconfig >/dev/null 2>&1; then \
 		echo "  LDCONFIG"; ldconfig; fi
-	install -m 755 $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-bench \
-		$(DESTDIR)$(PREFIX)/bin/
+	install -m 755 $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-gateway \
+		$(B)/mcp-bench $(DESTDIR)$(PREFIX)/bin/
 	install -m 644 man/*.1 $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 man/*.3 $(DESTDIR)$(PREFIX)/share/man/man3/
 	install -m 644 man/*.7 $(DESTDIR)$(PREFIX)/share/man/man7/
@@ -312,7 +316,7 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/lib/pkgconfig/mcp.pc \
 		$(DESTDIR)$(PREFIX)/include/mcp.h \
 		$(DESTDIR)$(PREFIX)/bin/mcp-demo $(DESTDIR)$(PREFIX)/bin/mcp-call \
-		$(DESTDIR)$(PREFIX)/bin/mcp-bench \
+		$(DESTDIR)$(PREFIX)/bin/mcp-gateway $(DESTDIR)$(PREFIX)/bin/mcp-bench \
 		$(DESTDIR)$(PREFIX)/share/man/man1/mcp-*.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man3/mcp_*.3 \
 		$(DESTDIR)$(PREFIX)/share/man/man7/mcp.7

@@ -502,8 +502,9 @@ MCP_EXTERN int		 mcp_client_set_loop(mcp_client *c,
 			    struct ev_loop *loop);
 /* Handlers, before connecting. A request handler for "roots/list",
  * "sampling/createMessage" or "elicitation/create" also declares its
- * capability. ping is answered by the client itself; a request nobody
- * handles is answered -32601. */
+ * capability; one for "*" takes every method that has none of its own.
+ * ping is answered by the client itself; a request nobody handles is
+ * answered -32601. */
 MCP_EXTERN int		 mcp_client_on_request(mcp_client *c,
 			    const char *method, mcp_client_request_fn fn,
 			    void *udata);
@@ -513,6 +514,16 @@ MCP_EXTERN int		 mcp_client_on_progress(mcp_client *c,
 			    mcp_client_progress_fn fn, void *udata);
 MCP_EXTERN int		 mcp_client_on_trace(mcp_client *c,
 			    mcp_client_trace_fn fn, void *udata);
+/* The end of the first initialization, once: MCP_OK with initialize's
+ * result, or the error. The asynchronous use's signal that it is ready;
+ * requests made before it wait for it anyway. Loop thread. */
+MCP_EXTERN int		 mcp_client_on_ready(mcp_client *c, mcp_client_cb fn,
+			    void *udata);
+/* The capabilities initialize declares (stolen), instead of those that
+ * the handlers and roots imply: for a client that speaks for another
+ * (a gateway). Before connecting. */
+MCP_EXTERN int		 mcp_client_set_capabilities_new(mcp_client *c,
+			    json_t *caps);
 /* The roots this client offers (an array of {uri, name}; stolen), which
  * answer roots/list; set again after connecting, it sends
  * notifications/roots/list_changed. */
@@ -523,6 +534,9 @@ MCP_EXTERN int		 mcp_client_reply_result(mcp_client_reply *reply,
 			    json_t *result);
 MCP_EXTERN int		 mcp_client_reply_error(mcp_client_reply *reply,
 			    int code, const char *message);
+/* The request's id as the server sent it (borrowed, valid until the
+ * reply): to match the server's notifications/cancelled. */
+MCP_EXTERN json_t	*mcp_client_reply_id(mcp_client_reply *reply);
 
 /* Connects and initializes. ARGV[0] is looked up in PATH; ENVP NULL
  * inherits the environment; CWD NULL stays. URL is http:// or https://.

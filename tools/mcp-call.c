@@ -22,6 +22,8 @@
 
 #include <mcp.h>
 
+#include "expand.h"
+
 #define EX_OK		0
 #define EX_TOOLERR	1
 #define EX_USAGE	2
@@ -277,57 +279,6 @@ parse_kv(char **words, int n, json_t *args)
 		json_object_set_new(args, words[i], v);
 	}
 	return args;
-}
-
-/* $NAME and ${NAME} in a header's value, from the environment. */
-static char *
-expand(const char *s)
-{
-	size_t		 cap = strlen(s) + 256, len = 0, n;
-	char		*out = malloc(cap), name[128];
-	const char	*v, *p = s;
-
-	if (out == NULL)
-		return NULL;
-	while (*p != '\0') {
-		if (*p == '$' && (p[1] == '{' || p[1] == '_' ||
-		    (p[1] >= 'A' && p[1] <= 'Z') || (p[1] >= 'a' &&
-		    p[1] <= 'z'))) {
-			int brace = p[1] == '{';
-			const char *q = p + 1 + brace;
-
-			n = 0;
-			while ((*q == '_' || (*q >= 'A' && *q <= 'Z') ||
-			    (*q >= 'a' && *q <= 'z') || (*q >= '0' &&
-			    *q <= '9')) && n < sizeof(name) - 1)
-				name[n++] = *q++;
-			name[n] = '\0';
-			if (brace && *q == '}')
-				q++;
-			v = getenv(name);
-			if (v == NULL)
-				v = "";
-			if (len + strlen(v) + 1 > cap) {
-				cap = len + strlen(v) + 256;
-				out = realloc(out, cap);
-				if (out == NULL)
-					return NULL;
-			}
-			memcpy(out + len, v, strlen(v));
-			len += strlen(v);
-			p = q;
-			continue;
-		}
-		if (len + 2 > cap) {
-			cap *= 2;
-			out = realloc(out, cap);
-			if (out == NULL)
-				return NULL;
-		}
-		out[len++] = *p++;
-	}
-	out[len] = '\0';
-	return out;
 }
 
 /* ---- main ------------------------------------------------------------ */

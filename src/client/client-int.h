@@ -145,6 +145,9 @@ struct mcp_client {
 	mcp_client_trace_fn	 on_trace;
 	void			*trace_udata;
 	json_t			*roots;
+	json_t			*caps;		/* declared as given, or NULL */
+	mcp_client_cb		 on_ready;
+	void			*ready_udata;
 
 	/* What initialize gave. */
 	char			 negotiated[16];

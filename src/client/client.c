@@ -23,6 +23,7 @@ static int	 request(struct mcp_client *, const char *, json_t *,
 static int	 notify(struct mcp_client *, const char *, json_t *);
 static void	 connect_signal(struct mcp_client *, int);
 static void	 send_body(struct mcp_client *, const char *, size_t);
+static void	 ready_signal(struct mcp_client *, int, json_t *);
 static void	 start_request(struct mcp_client *, struct creq *);
 static void	 send_initialize(struct mcp_client *);
 
@@ -160,6 +161,24 @@ mcp__client_lost(struct mcp_client *c, int rc, const char *why)
 	 * waited for it fails as not connected. */
 	fail_all(c, rc == MCP_ESERVER ? MCP_EIO : rc, c->err);
 	connect_signal(c, c->connect_rc);
+	if (c->on_ready != NULL) {
+		json_t *e = err_object(c->connect_rc, c->err);
+
+		ready_signal(c, c->connect_rc, e);
+		json_decref(e);
+	}
+}
+
+/* The first initialization ended: the on_ready callback, once. */
+static void
+ready_signal(struct mcp_client *c, int rc, json_t *result)
+{
+	mcp_client_cb	 fn = c->on_ready;
+
+	if (fn == NULL)
+		return;
+	c->on_ready = NULL;
+	fn(c, rc, result, c->ready_udata);
 }
 
 /* ---- Timeouts -------------------------------------------------------- */
@@ -326,8 +345,11 @@ handler_of(struct mcp_client *c, const char *method)
 static json_t *
 capabilities(struct mcp_client *c)
 {
-	json_t	*caps = json_object();
+	json_t	*caps;
 
+	if (c->caps != NULL)
+		return json_deep_copy(c->caps);	/* the caller's own */
+	caps = json_object();
 	if (c->roots != NULL || handler_of(c, "roots/list") != NULL)
 		json_object_set_new(caps, "roots",
 		    json_pack("{s:b}", "listChanged", 1));
@@ -415,6 +437,7 @@ init_done(struct mcp_client *c, int rc, json_t *result, void *udata)
 	c->ops->ready(c);
 	release_held(c);
 	connect_signal(c, MCP_OK);
+	ready_signal(c, MCP_OK, result);
 }
 
 static void
@@ -589,6 +612,8 @@ on_request(struct mcp_client *c, json_t *id, const char *method,
 		return;
 	}
 	h = handler_of(c, method);
+	if (h == NULL)
+		h = handler_of(c, "*");		/* every other method */
 	if (strcmp(method, "roots/list") == 0 && c->roots != NULL) {
 		/* Roots set win over a handler: they were set later. */
 		pthread_mutex_lock(&c->lock);
@@ -1121,6 +1146,38 @@ mcp_client_on_progress(mcp_client *c, mcp_client_progress_fn fn,
 }
 
 int
+mcp_client_on_ready(mcp_client *c, mcp_client_cb fn, void *udata)
+{
+	if (c == NULL)
+		return MCP_ENOMEM;
+	if (c->state != CS_NEW)
+		return MCP_ESTATE;
+	c->on_ready = fn;
+	c->ready_udata = udata;
+	return MCP_OK;
+}
+
+int
+mcp_client_set_capabilities_new(mcp_client *c, json_t *caps)
+{
+	if (c == NULL || caps == NULL) {
+		json_decref(caps);
+		return MCP_ENOMEM;
+	}
+	if (!json_is_object(caps)) {
+		json_decref(caps);
+		return MCP_EINVAL;
+	}
+	if (c->state != CS_NEW) {
+		json_decref(caps);
+		return MCP_ESTATE;
+	}
+	json_decref(c->caps);
+	c->caps = caps;
+	return MCP_OK;
+}
+
+int
 mcp_client_on_trace(mcp_client *c, mcp_client_trace_fn fn, void *udata)
 {
 	if (c == NULL)
@@ -1611,6 +1668,12 @@ mcp_client_reply_result(mcp_client_reply *rp, json_t *result)
 	return rc;
 }
 
+json_t *
+mcp_client_reply_id(mcp_client_reply *rp)
+{
+	return rp != NULL ? rp->id : NULL;
+}
+
 int
 mcp_client_reply_error(mcp_client_reply *rp, int code, const char *message)
 {
@@ -1918,6 +1981,7 @@ mcp_client_free(mcp_client *c)
 	json_decref(c->server_info);
 	json_decref(c->server_caps);
 	json_decref(c->roots);
+	json_decref(c->caps);
 	mcp__pending_free(&c->pend);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
