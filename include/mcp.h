@@ -491,7 +491,8 @@ MCP_EXTERN void		 mcp_client_free(mcp_client *c);
  * "progress-resets-timeout" (default 1), "protocol" (the version asked
  * for), "transport" (auto, http, sse), "header" ("Name: value",
  * repeatable), "listen" (the GET stream for server messages, default 1),
- * "max-message" (bytes, default 4 MiB), "cacert" (a CA file for https),
+ * "max-message" (bytes, default 4 MiB), "progress" (0: never ask for
+ * progress, default 1), "cacert" (a CA file for https),
  * "insecure" (1: no TLS verification), "connect-timeout" (seconds). */
 MCP_EXTERN int		 mcp_client_set_option(mcp_client *c,
 			    const char *name, const char *value);
@@ -570,6 +571,10 @@ MCP_EXTERN int		 mcp_client_request_async_new(mcp_client *c,
 /* Ends a request: its callback gets MCP_ECANCELED and the server gets
  * notifications/cancelled with REASON (may be NULL). */
 MCP_EXTERN int		 mcp_client_cancel(mcp_client *c, long long id,
+			    const char *reason);
+/* Ends every request in flight, as mcp_client_cancel each: blocking
+ * calls return MCP_ECANCELED. Any thread, a signal-handling one too. */
+MCP_EXTERN int		 mcp_client_cancel_all(mcp_client *c,
 			    const char *reason);
 MCP_EXTERN int		 mcp_client_notify_new(mcp_client *c,
 			    const char *method, json_t *params);

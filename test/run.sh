@@ -31,7 +31,7 @@ fi
 
 # Tests that mostly wait (calls of minutes) run beside the others: started
 # first, counted last.
-background="test/long.sh"
+background="test/long.sh test/client-long.sh"
 for t in $background; do
 	name=$(basename "$t" .sh)
 	rm -f "test/out/$name.rc"

@@ -12,6 +12,7 @@
  * A thin program over the public mcp_client API: see mcp-call(1).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,15 +62,18 @@ static const char usage_text[] =
 "  --cacert FILE           CA certificates for https\n"
 "  --insecure              do not verify the server's certificate\n"
 "  --max-message BYTES     the largest message taken (default 4M)\n"
+"  --no-progress           ask for no progress (so none restarts --timeout)\n"
 "  -v, --verbose           every JSON-RPC message, both ways, on stderr,\n"
 "                          and what the client decides (resume, fallback)\n"
 "  -h, --help              this text\n"
 "  --version               the version\n"
 "\n"
 "Exit status: 0 success, 1 the tool answered isError, 2 usage,\n"
-"3 a protocol or transport error.\n";
+"3 a protocol or transport error, 128+N when signal N (SIGTERM, SIGINT)\n"
+"ended the call (it is cancelled, and the server told).\n";
 
 static int	 verbose;
+static volatile sig_atomic_t stopped_by;	/* the signal that ended it */
 static int	 raw_json;
 static int	 tty_progress;
 static int	 bar_shown;
@@ -281,6 +285,38 @@ parse_kv(char **words, int n, json_t *args)
 	return args;
 }
 
+/* ---- Signals ---------------------------------------------------------- */
+
+/*
+ * SIGTERM and SIGINT are taken by a thread of their own (sigwait), which
+ * cancels what is in flight: the server hears notifications/cancelled,
+ * the blocked call returns, and main closes as usual (DELETE for an HTTP
+ * session, the child stopped), then exits 128 + the signal.
+ */
+static void *
+signal_thread(void *arg)
+{
+	mcp_client	*c = arg;
+	sigset_t	 set;
+	int		 sig;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	for (;;) {
+		if (sigwait(&set, &sig) != 0)
+			continue;
+		if (stopped_by == 0) {
+			stopped_by = sig;
+			(void)mcp_client_cancel_all(c, sig == SIGTERM ?
+			    "SIGTERM" : "SIGINT");
+		} else {
+			_exit(128 + sig);	/* a second one: now */
+		}
+	}
+	return NULL;
+}
+
 /* ---- main ------------------------------------------------------------ */
 
 static int
@@ -403,6 +439,9 @@ main(int argc, char **argv)
 		} else if (strcmp(a, "--insecure") == 0) {
 			(void)mcp_client_set_option(c, "insecure", "1");
 			nopt = 0;
+		} else if (strcmp(a, "--no-progress") == 0) {
+			(void)mcp_client_set_option(c, "progress", "0");
+			nopt = 0;
 		} else if (a[0] == '-' && a[1] == '-' && v == NULL) {
 			usage_error("%s needs a value", a);
 		} else if (strcmp(a, "--url") == 0) {
@@ -506,6 +545,19 @@ main(int argc, char **argv)
 		(void)mcp_client_set_option(c, "transport", transport);
 	/* One command: the GET stream for server messages is not needed. */
 	(void)mcp_client_set_option(c, "listen", "0");
+	{
+		sigset_t	 set;
+		pthread_t	 th;
+
+		/* Blocked in every thread (the client's inherits it), taken
+		 * by the one that waits for them. */
+		sigemptyset(&set);
+		sigaddset(&set, SIGTERM);
+		sigaddset(&set, SIGINT);
+		pthread_sigmask(SIG_BLOCK, &set, NULL);
+		if (pthread_create(&th, NULL, signal_thread, c) == 0)
+			pthread_detach(th);
+	}
 	rc = url != NULL ? mcp_client_connect_url(c, url) :
 	    mcp_client_connect_stdio(c, server, NULL, NULL);
 	if (rc != MCP_OK) {
@@ -661,6 +713,12 @@ out:
 	json_decref(args);
 	fflush(stdout);
 	clear_bar();
+	if (stopped_by != 0) {
+		fprintf(stderr, "mcp-call: stopped by %s; the call was "
+		    "cancelled\n", stopped_by == SIGTERM ? "SIGTERM" :
+		    "SIGINT");
+		ex = 128 + stopped_by;
+	}
 quit:
 	mcp_client_free(c);
 	free(words);

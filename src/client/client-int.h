@@ -131,6 +131,7 @@ struct mcp_client {
 	char			**headers;	/* "Name: value" */
 	int			 nheaders;
 	int			 listen;
+	int			 progress;	/* ask for progress */
 	size_t			 max_message;
 	char			*cacert;
 	int			 insecure;

@@ -230,7 +230,8 @@ arm(struct mcp_client *c, struct creq *r)
 static int
 wants_progress(struct mcp_client *c, const char *method)
 {
-	if (strcmp(method, "initialize") == 0 || strcmp(method, "ping") == 0)
+	if (!c->progress || strcmp(method, "initialize") == 0 ||
+	    strcmp(method, "ping") == 0)
 		return 0;
 	return c->on_progress != NULL || strcmp(method, "tools/call") == 0;
 }
@@ -816,12 +817,52 @@ do_connect(struct mcp_client *c)
 	send_initialize(c);
 }
 
+/* Every request but the initialize's, as if each were cancelled. */
+static int
+not_init(struct pending_entry *e, void *arg)
+{
+	(void)arg;
+	return !((struct creq *)e)->internal;
+}
+
+static void
+cancel_all(struct mcp_client *c, const char *reason)
+{
+	struct pending_entry	*e, *next;
+	struct creq		*r;
+	char			 why[200];
+
+	snprintf(why, sizeof(why), "cancelled%s%.180s", reason != NULL ?
+	    ": " : "", reason != NULL ? reason : "");
+	while ((r = c->held) != NULL) {
+		c->held = r->next;
+		if (r->op == OP_NOTIFY)
+			creq_free(r);
+		else
+			finish_err(c, r, MCP_ECANCELED, why);
+	}
+	for (e = mcp__pending_take_if(&c->pend, not_init, NULL); e != NULL;
+	    e = next) {
+		long long id = e->id;
+
+		next = e->next;
+		r = (struct creq *)e;
+		r->sent = 0;
+		finish_err(c, r, MCP_ECANCELED, why);
+		send_cancelled(c, id, reason);
+	}
+}
+
 static void
 do_cancel(struct mcp_client *c, long long id, const char *reason)
 {
 	struct creq	*r, **pp;
 	char		 why[200];
 
+	if (id < 0) {
+		cancel_all(c, reason);
+		return;
+	}
 	snprintf(why, sizeof(why), "cancelled%s%.180s", reason != NULL ?
 	    ": " : "", reason != NULL ? reason : "");
 	for (pp = &c->held; *pp != NULL; pp = &(*pp)->next) {
@@ -956,6 +997,7 @@ mcp_client_new(const char *name, const char *version)
 	c->timeout = MCP_CLIENT_TIMEOUT;
 	c->progress_resets = 1;
 	c->listen = 1;
+	c->progress = 1;
 	c->max_message = MCP_CLIENT_MAX_MESSAGE;
 	c->connect_timeout = 10.0;
 	return c;
@@ -1018,6 +1060,8 @@ mcp_client_set_option(mcp_client *c, const char *name, const char *value)
 		return parse_bool(value, &c->progress_resets);
 	if (strcmp(name, "listen") == 0)
 		return parse_bool(value, &c->listen);
+	if (strcmp(name, "progress") == 0)
+		return parse_bool(value, &c->progress);
 	if (strcmp(name, "insecure") == 0)
 		return parse_bool(value, &c->insecure);
 	if (strcmp(name, "protocol") == 0) {
@@ -1540,6 +1584,12 @@ mcp_client_request_new(mcp_client *c, const char *method, json_t *params,
 	if (params == NULL)
 		return refuse_null(result);
 	return request(c, method, params, result);
+}
+
+int
+mcp_client_cancel_all(mcp_client *c, const char *reason)
+{
+	return mcp_client_cancel(c, -1, reason);
 }
 
 int
