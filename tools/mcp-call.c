@@ -74,6 +74,7 @@ static const char usage_text[] =
 
 static int	 verbose;
 static volatile sig_atomic_t stopped_by;	/* the signal that ended it */
+static volatile sig_atomic_t quitting;		/* main is done: the thread too */
 static int	 raw_json;
 static int	 tty_progress;
 static int	 bar_shown;
@@ -306,6 +307,8 @@ signal_thread(void *arg)
 	for (;;) {
 		if (sigwait(&set, &sig) != 0)
 			continue;
+		if (quitting)
+			break;		/* woken by main, to be joined */
 		if (stopped_by == 0) {
 			stopped_by = sig;
 			(void)mcp_client_cancel_all(c, sig == SIGTERM ?
@@ -400,6 +403,8 @@ main(int argc, char **argv)
 	char		**server = NULL, **words, *cmd, *h, *eq;
 	int		 i, nwords, rc, ex = EX_OK;
 	int		 nopt;
+	pthread_t	 sigthread;
+	int		 have_sigthread = 0;
 
 	signal(SIGPIPE, SIG_IGN);
 	c = mcp_client_new("mcp-call", mcp_version());
@@ -547,7 +552,6 @@ main(int argc, char **argv)
 	(void)mcp_client_set_option(c, "listen", "0");
 	{
 		sigset_t	 set;
-		pthread_t	 th;
 
 		/* Blocked in every thread (the client's inherits it), taken
 		 * by the one that waits for them. */
@@ -555,8 +559,8 @@ main(int argc, char **argv)
 		sigaddset(&set, SIGTERM);
 		sigaddset(&set, SIGINT);
 		pthread_sigmask(SIG_BLOCK, &set, NULL);
-		if (pthread_create(&th, NULL, signal_thread, c) == 0)
-			pthread_detach(th);
+		have_sigthread = pthread_create(&sigthread, NULL,
+		    signal_thread, c) == 0;
 	}
 	rc = url != NULL ? mcp_client_connect_url(c, url) :
 	    mcp_client_connect_stdio(c, server, NULL, NULL);
@@ -713,6 +717,12 @@ out:
 	json_decref(args);
 	fflush(stdout);
 	clear_bar();
+	if (have_sigthread) {
+		/* Before the client goes: the thread may use it. */
+		quitting = 1;
+		pthread_kill(sigthread, SIGINT);
+		pthread_join(sigthread, NULL);
+	}
 	if (stopped_by != 0) {
 		fprintf(stderr, "mcp-call: stopped by %s; the call was "
 		    "cancelled\n", stopped_by == SIGTERM ? "SIGTERM" :
