@@ -65,7 +65,8 @@ CORE_SRCS = src/core/buf.c src/core/base64.c src/core/log.c \
 RPC_SRCS = src/rpc/jsonrpc.c src/rpc/frame.c
 SERVER_SRCS = src/server/registry.c src/server/features.c \
 	src/server/pool.c src/server/call.c src/server/session.c \
-	src/server/protocol.c src/server/clientreq.c src/server/metrics.c
+	src/server/protocol.c src/server/clientreq.c src/server/metrics.c \
+	src/server/relay.c
 CLIENT_SRCS = src/client/client.c src/client/stdio.c src/client/http.c
 TRANSPORT_SRCS = src/transport/transport_stdio.c src/transport/http.c \
 	src/transport/transport_sse.c src/transport/transport_streamable.c
@@ -139,9 +140,12 @@ $(B)/mcp-call: tools/mcp-call.c tools/expand.h $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 
-$(B)/mcp-gateway: tools/mcp-gateway.c tools/expand.h $(B)/libmcp.a
+GATEWAY_SRCS = tools/gateway/main.c tools/gateway/serve.c \
+	tools/gateway/remote.c
+$(B)/mcp-gateway: $(GATEWAY_SRCS) tools/gateway/gateway.h tools/expand.h \
+	    $(B)/libmcp.a
 	$(say) LD $@
-	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $(GATEWAY_SRCS) $(B)/libmcp.a $(DEPS_LIBS)
 
 $(B)/mcp-bench: tools/mcp-bench.c
 	$(say) LD $@

@@ -438,6 +438,71 @@ MCP_EXTERN int		 mcp_result_completion(mcp_call *call,
 MCP_EXTERN int		 mcp_result_completion_total(mcp_call *call,
 			    long long total, int has_more);
 
+/* ---- Relay (mcp_server_set_relay(3)) ---------------------------------- */
+
+/*
+ * A relay serves what its sessions ask with someone else's answers: a
+ * gateway in front of another MCP server, a proxy. The transports, the
+ * sessions, the limits and the JSON-RPC rules stay the library's; the
+ * methods are the relay's. Everything below runs on the loop thread.
+ */
+
+/* One client session, as a relay sees it. Valid from the first message
+ * the relay gets for it until its closed callback returns. */
+typedef struct mcp_peer mcp_peer;
+
+struct mcp_relay {
+	/* May a new session open? NULL: yes; else why not, which the
+	 * client is told (HTTP 503). May be NULL. */
+	const char	*(*admit)(void *udata);
+	/* A message from PEER: a request (initialize among them: its
+	 * answer sets the session's protocol version), a notification, or
+	 * an answer to one of the relay's own requests. MSG is borrowed.
+	 * The library answers ping itself, refuses what breaks JSON-RPC or
+	 * comes before initialize, and turns notifications/cancelled, and
+	 * a client that leaves mid-request, into a notifications/cancelled
+	 * message for each request the relay still owes; an answer sent
+	 * after that is dropped. */
+	void		 (*message)(mcp_peer *peer, json_t *msg, void *udata);
+	/* PEER's session ended (closed, deleted, timed out, shut down):
+	 * every request of its was cancelled first. May be NULL. */
+	void		 (*closed)(mcp_peer *peer, void *udata);
+};
+
+/* Makes SRV a relay: OPS (kept, not copied) gets what the sessions
+ * send instead of the registered tools, resources and prompts. Before
+ * run. */
+MCP_EXTERN int		 mcp_server_set_relay(mcp_server *srv,
+			    const struct mcp_relay *ops, void *udata);
+/* The server's libev loop, for watchers and clients of the relay's
+ * own (mcp_client_set_loop). */
+MCP_EXTERN struct ev_loop *mcp_server_loop(mcp_server *srv);
+
+/* Sends MSG (stolen) to PEER. An answer goes where its request came
+ * from (its HTTP response, its batch); a request or notification goes
+ * with the request RELATED names when that one is still owed (its
+ * stream), else on the session's own channel. MCP_ESTATE when the
+ * session has ended; MCP_ENOENT for an answer nobody waits for any
+ * more (cancelled: dropped); MCP_EINVAL when MSG is no message. */
+MCP_EXTERN int		 mcp_peer_send_new(mcp_peer *peer, json_t *msg,
+			    const json_t *related);
+/* Ends PEER's session as DELETE would, once what was sent has gone out:
+ * its next HTTP request gets 404. */
+MCP_EXTERN void		 mcp_peer_close(mcp_peer *peer);
+/* The relay's own pointer for PEER, NULL until set. */
+MCP_EXTERN void		 mcp_peer_set_data(mcp_peer *peer, void *data);
+MCP_EXTERN void		*mcp_peer_data(mcp_peer *peer);
+/* The session's id (Mcp-Session-Id, the legacy sessionId, "stdio"),
+ * for logs; "" for a stateless request. */
+MCP_EXTERN const char	*mcp_peer_id(mcp_peer *peer);
+/* Its negotiated protocol version ("2025-06-18"). */
+MCP_EXTERN const char	*mcp_peer_version(mcp_peer *peer);
+/* Is it stateless (one request, no initialize)? */
+MCP_EXTERN int		 mcp_peer_stateless(mcp_peer *peer);
+/* The version this library answers an initialize asking for WANT
+ * with: WANT when it speaks it, else its latest. Any thread. */
+MCP_EXTERN const char	*mcp_protocol_negotiate(const char *want);
+
 /* ---- Client ----------------------------------------------------------- */
 
 /*
@@ -515,10 +580,24 @@ MCP_EXTERN int		 mcp_client_on_progress(mcp_client *c,
 			    mcp_client_progress_fn fn, void *udata);
 MCP_EXTERN int		 mcp_client_on_trace(mcp_client *c,
 			    mcp_client_trace_fn fn, void *udata);
+/* A stdio server's stderr, a line at a time (without its newline; a
+ * line over 4 KiB comes in pieces), instead of going to this process's
+ * stderr. Loop thread. Before connecting. */
+typedef void	(*mcp_client_stderr_fn)(mcp_client *c, const char *line,
+		    size_t len, void *udata);
+MCP_EXTERN int		 mcp_client_on_stderr(mcp_client *c,
+			    mcp_client_stderr_fn fn, void *udata);
 /* The end of the first initialization, once: MCP_OK with initialize's
  * result, or the error. The asynchronous use's signal that it is ready;
  * requests made before it wait for it anyway. Loop thread. */
 MCP_EXTERN int		 mcp_client_on_ready(mcp_client *c, mcp_client_cb fn,
+			    void *udata);
+/* The connection's end after it was ready (the server exited, the
+ * session was lost for good), once: RC and an error object, {"message"},
+ * saying why. Requests still waiting have failed just before. Loop
+ * thread; FN must not free the client (do it from a later callback of
+ * the loop's). */
+MCP_EXTERN int		 mcp_client_on_lost(mcp_client *c, mcp_client_cb fn,
 			    void *udata);
 /* The capabilities initialize declares (stolen), instead of those that
  * the handlers and roots imply: for a client that speaks for another

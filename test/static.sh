@@ -168,7 +168,9 @@ compile_app() {
 }
 compile_app tools/mcp-demo.c "$MCP_BUILD/mcp-demo"
 compile_app tools/mcp-call.c "$MCP_BUILD/mcp-call"
-compile_app tools/mcp-gateway.c "$MCP_BUILD/mcp-gateway"
+for f in tools/gateway/*.c; do
+	compile_app "$f" "$MCP_BUILD/mcp-gateway"
+done
 compile_app bench/client-bench.c "$MCP_BUILD/client-bench"
 compile_app test/client-api.c "$MCP_BUILD/client-api"
 compile_app tools/mcp-bench.c "$MCP_BUILD/mcp-bench"

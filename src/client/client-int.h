@@ -138,6 +138,8 @@ struct mcp_client {
 	double			 connect_timeout;
 
 	/* Handlers. */
+	mcp_client_stderr_fn	 on_stderr;
+	void			*stderr_udata;
 	struct handler		*handlers;
 	mcp_client_notify_fn	 on_notify;
 	void			*notify_udata;
@@ -149,6 +151,9 @@ struct mcp_client {
 	json_t			*caps;		/* declared as given, or NULL */
 	mcp_client_cb		 on_ready;
 	void			*ready_udata;
+	mcp_client_cb		 on_lost;
+	void			*lost_udata;
+	int			 was_ready;	/* on_ready said MCP_OK */
 
 	/* What initialize gave. */
 	char			 negotiated[16];

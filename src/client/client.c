@@ -166,6 +166,13 @@ mcp__client_lost(struct mcp_client *c, int rc, const char *why)
 
 		ready_signal(c, c->connect_rc, e);
 		json_decref(e);
+	} else if (c->was_ready && c->on_lost != NULL) {
+		json_t		*e = err_object(rc, c->err);
+		mcp_client_cb	 fn = c->on_lost;
+
+		c->on_lost = NULL;
+		fn(c, rc, e, c->lost_udata);
+		json_decref(e);
 	}
 }
 
@@ -175,6 +182,8 @@ ready_signal(struct mcp_client *c, int rc, json_t *result)
 {
 	mcp_client_cb	 fn = c->on_ready;
 
+	if (rc == MCP_OK)
+		c->was_ready = 1;
 	if (fn == NULL)
 		return;
 	c->on_ready = NULL;
@@ -1160,6 +1169,30 @@ mcp_client_on_request(mcp_client *c, const char *method,
 	}
 	h->fn = fn;
 	h->udata = udata;
+	return MCP_OK;
+}
+
+int
+mcp_client_on_lost(mcp_client *c, mcp_client_cb fn, void *udata)
+{
+	if (c == NULL)
+		return MCP_ENOMEM;
+	if (c->state != CS_NEW)
+		return MCP_ESTATE;
+	c->on_lost = fn;
+	c->lost_udata = udata;
+	return MCP_OK;
+}
+
+int
+mcp_client_on_stderr(mcp_client *c, mcp_client_stderr_fn fn, void *udata)
+{
+	if (c == NULL)
+		return MCP_ENOMEM;
+	if (c->state != CS_NEW)
+		return MCP_ESTATE;
+	c->on_stderr = fn;
+	c->stderr_udata = udata;
 	return MCP_OK;
 }
 

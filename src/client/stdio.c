@@ -4,16 +4,21 @@
  * messages go to its stdin as JSON lines and come back from its stdout
  * through the shared line reader, so a line that is not JSON is logged
  * and skipped and one over max-message fails its request by id. Its
- * stderr is the caller's. Closing: stdin closed, then SIGTERM, then
- * SIGKILL, each after MCP_CLIENT_CLOSE_S.
+ * stderr is the caller's, or lines for mcp_client_on_stderr's callback.
+ * Closing: stdin closed, then SIGTERM, then SIGKILL, each after
+ * MCP_CLIENT_CLOSE_S. The client's own loop waits for that; a caller's
+ * loop must not, so there the child is handed to the reaper, a thread
+ * of its own that escalates and reaps (no zombie, no blocked loop), and
+ * that the process waits for as it exits.
  *
- * Threads: the client's loop thread only.
+ * Threads: the client's loop thread only, but for the reaper.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE		/* pipe2, posix_spawn_file_actions_addchdir_np */
 #endif
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -26,6 +31,7 @@
 #include "client/client-int.h"
 
 #define READ_CHUNK	65536
+#define ERR_LINE	4096	/* a stderr line longer comes in pieces */
 
 extern char **environ;
 
@@ -42,7 +48,120 @@ struct cstdio {
 	struct jsonl	 lines;
 	int		 lost;
 	int		 wbroken;	/* its stdin is closed: no writes */
+	int		 err;		/* its stderr, with on_stderr; or -1 */
+	ev_io		 eio;
+	size_t		 elen;
+	char		 ebuf[ERR_LINE];
 };
+
+/* ---- the reaper -------------------------------------------------------- */
+
+struct reapee {
+	struct reapee	*next;
+	pid_t		 pid;
+	int		 stage;		/* 0 stdin closed, 1 SIGTERM, 2 KILL */
+	struct timespec	 at;		/* the stage's start */
+};
+
+static pthread_mutex_t	 reap_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t	 reap_cond = PTHREAD_COND_INITIALIZER;
+static struct reapee	*reapees;
+static pthread_t	 reaper_tid;
+static int		 reaper_on;
+static int		 reaper_quit;
+
+static double
+since(const struct timespec *t)
+{
+	struct timespec	 now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (double)(now.tv_sec - t->tv_sec) +
+	    (now.tv_nsec - t->tv_nsec) / 1e9;
+}
+
+static void *
+reaper(void *arg)
+{
+	struct timespec	 tick = { 0, 10 * 1000 * 1000 };
+	struct reapee	**pp, *r;
+	sigset_t	 all;
+	int		 status;
+	pid_t		 p;
+
+	(void)arg;
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+	pthread_mutex_lock(&reap_lock);
+	for (;;) {
+		while (reapees == NULL && !reaper_quit)
+			pthread_cond_wait(&reap_cond, &reap_lock);
+		if (reapees == NULL)
+			break;
+		for (pp = &reapees; (r = *pp) != NULL; ) {
+			p = waitpid(r->pid, &status, WNOHANG);
+			if (p == r->pid || (p < 0 && errno != EINTR)) {
+				*pp = r->next;
+				free(r);
+				continue;
+			}
+			if (since(&r->at) >= MCP_CLIENT_CLOSE_S && r->stage < 2) {
+				kill(r->pid, r->stage == 0 ? SIGTERM : SIGKILL);
+				r->stage++;
+				clock_gettime(CLOCK_MONOTONIC, &r->at);
+			}
+			pp = &r->next;
+		}
+		pthread_mutex_unlock(&reap_lock);
+		nanosleep(&tick, NULL);
+		pthread_mutex_lock(&reap_lock);
+	}
+	pthread_mutex_unlock(&reap_lock);
+	return NULL;
+}
+
+/* PID, whose stdin is closed, ends in its own time, or is made to. */
+static void
+reap_later(pid_t pid)
+{
+	struct reapee	*r = calloc(1, sizeof(*r));
+	int		 status;
+
+	pthread_mutex_lock(&reap_lock);
+	if (r == NULL || (!reaper_on &&
+	    pthread_create(&reaper_tid, NULL, reaper, NULL) != 0)) {
+		pthread_mutex_unlock(&reap_lock);
+		free(r);
+		/* No thread, no memory: the old way, on this thread. */
+		kill(pid, SIGKILL);
+		(void)waitpid(pid, &status, 0);
+		return;
+	}
+	reaper_on = 1;
+	r->pid = pid;
+	clock_gettime(CLOCK_MONOTONIC, &r->at);
+	r->next = reapees;
+	reapees = r;
+	pthread_cond_signal(&reap_cond);
+	pthread_mutex_unlock(&reap_lock);
+}
+
+/* As the process exits (or the library is unloaded): the children still
+ * ending are waited for, SIGKILL included. */
+__attribute__((destructor)) static void
+reaper_end(void)
+{
+	pthread_mutex_lock(&reap_lock);
+	if (!reaper_on) {
+		pthread_mutex_unlock(&reap_lock);
+		return;
+	}
+	reaper_quit = 1;
+	pthread_cond_signal(&reap_cond);
+	pthread_mutex_unlock(&reap_lock);
+	pthread_join(reaper_tid, NULL);
+	reaper_on = 0;
+}
 
 /* Bytes queued for a child that does not read: past this, it is lost. */
 #define WBUF_MAX	(64u * 1024 * 1024)
@@ -213,6 +332,40 @@ read_cb(struct ev_loop *loop, ev_io *w, int revents)
 	(void)mcp__jsonl_split(&t->lines, (size_t)n, line_cb, over_cb, c);
 }
 
+/* The child's stderr, line by line, to the caller's callback. */
+static void
+err_cb(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct mcp_client	*c = w->data;
+	struct cstdio		*t = c->t;
+	char			*nl;
+	ssize_t			 n;
+	size_t			 k;
+
+	(void)revents;
+	n = read(t->err, t->ebuf + t->elen, sizeof(t->ebuf) - t->elen);
+	if (n < 0 && (errno == EAGAIN || errno == EINTR))
+		return;
+	if (n <= 0) {
+		if (t->elen > 0)
+			c->on_stderr(c, t->ebuf, t->elen, c->stderr_udata);
+		t->elen = 0;
+		ev_io_stop(loop, w);
+		return;
+	}
+	t->elen += (size_t)n;
+	while ((nl = memchr(t->ebuf, '\n', t->elen)) != NULL ||
+	    t->elen == sizeof(t->ebuf)) {
+		k = nl != NULL ? (size_t)(nl - t->ebuf) : t->elen;
+		c->on_stderr(c, t->ebuf, k > 0 && t->ebuf[k - 1] == '\r' ?
+		    k - 1 : k, c->stderr_udata);
+		if (nl != NULL)
+			k++;
+		memmove(t->ebuf, t->ebuf + k, t->elen - k);
+		t->elen -= k;
+	}
+}
+
 static int
 stdio_start(struct mcp_client *c)
 {
@@ -220,12 +373,13 @@ stdio_start(struct mcp_client *c)
 	posix_spawn_file_actions_t	 fa;
 	posix_spawnattr_t		 sa;
 	sigset_t			 none, dfl;
-	int				 in[2], out[2], rc;
+	int				 in[2], out[2], err[2] = { -1, -1 };
+	int				 rc;
 
 	t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		return MCP_ENOMEM;
-	t->in = t->out = -1;
+	t->in = t->out = t->err = -1;
 	c->t = t;
 	mcp__jsonl_init(&t->lines, c->max_message);
 	t->lines.bom = 1;	/* some servers' runtimes start with one */
@@ -236,9 +390,18 @@ stdio_start(struct mcp_client *c)
 		close(in[1]);
 		goto fail_sys;
 	}
+	if (c->on_stderr != NULL && pipe2(err, O_CLOEXEC) != 0) {
+		close(in[0]);
+		close(in[1]);
+		close(out[0]);
+		close(out[1]);
+		goto fail_sys;
+	}
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_adddup2(&fa, in[0], 0);
 	posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+	if (err[1] >= 0)
+		posix_spawn_file_actions_adddup2(&fa, err[1], 2);
 	if (c->cwd != NULL)
 		posix_spawn_file_actions_addchdir_np(&fa, c->cwd);
 	/* The child starts with no signal blocked and the usual ones at
@@ -261,16 +424,25 @@ stdio_start(struct mcp_client *c)
 	posix_spawn_file_actions_destroy(&fa);
 	close(in[0]);
 	close(out[1]);
+	if (err[1] >= 0)
+		close(err[1]);
 	t->in = in[1];
 	t->out = out[0];
+	t->err = err[0];
 	if (rc != 0) {
 		t->reaped = 1;
 		snprintf(c->err, sizeof(c->err), "cannot start %s: %s",
 		    c->argv[0], strerror(rc));
 		return MCP_EIO;
 	}
-	if (nonblock(t->in) != 0 || nonblock(t->out) != 0)
+	if (nonblock(t->in) != 0 || nonblock(t->out) != 0 ||
+	    (t->err >= 0 && nonblock(t->err) != 0))
 		goto fail_sys;
+	if (t->err >= 0) {
+		ev_io_init(&t->eio, err_cb, t->err, EV_READ);
+		t->eio.data = c;
+		ev_io_start(c->loop, &t->eio);
+	}
 	ev_io_init(&t->rio, read_cb, t->out, EV_READ);
 	ev_io_init(&t->wio, write_cb, t->in, EV_WRITE);
 	ev_prepare_init(&t->flusher, prepare_cb);
@@ -331,7 +503,8 @@ stdio_ready(struct mcp_client *c)
 /*
  * Closing, as the spec's stdio shutdown says: stdin closed so that the
  * server can finish, SIGTERM if it has not after a while, then SIGKILL.
- * Blocks for at most three times MCP_CLIENT_CLOSE_S.
+ * On the client's own loop this blocks for at most three times
+ * MCP_CLIENT_CLOSE_S; on a caller's, the reaper does it.
  */
 static void
 stdio_close(struct mcp_client *c)
@@ -351,7 +524,17 @@ stdio_close(struct mcp_client *c)
 		close(t->in);
 	if (t->out >= 0)
 		close(t->out);
-	if (t->pid > 0 && !reap(t, ms)) {
+	if (t->err >= 0) {
+		/* What it said last, if it is there already. */
+		if (ev_is_active(&t->eio))
+			err_cb(c->loop, &t->eio, EV_READ);
+		ev_io_stop(c->loop, &t->eio);
+		close(t->err);
+	}
+	if (t->pid > 0 && !c->own_loop) {
+		if (!reap(t, 0))
+			reap_later(t->pid);
+	} else if (t->pid > 0 && !reap(t, ms)) {
 		kill(t->pid, SIGTERM);
 		if (!reap(t, ms)) {
 			kill(t->pid, SIGKILL);

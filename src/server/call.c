@@ -37,6 +37,7 @@ mcp__call_free(struct mcp_call *c)
 	mcp__tool_unref(c->tool);
 	mcp__feat_unref(c->feat);
 	free(c->description);
+	free(c->method);
 	free(c->rpc_msg);
 	free(c->out);
 	free(c);

@@ -141,6 +141,7 @@ ended(struct mcp_call *c, int outcome, int code)
 	struct mcp_server *srv = c->sess->srv;
 	struct log_fields lf;
 	struct log_ctx	 saved;
+	const char	*name;
 
 	if (c->counted || c->kind == CALL_ROOTS)
 		return;
@@ -159,11 +160,11 @@ ended(struct mcp_call *c, int outcome, int code)
 	lf.outcome = what[outcome];
 	lf.duration_ms = (ev_now(srv->loop) - c->queued_at) * 1000;
 	lf.bytes_in = lf.bytes_out = -1;
+	name = c->kind == CALL_RELAY ? c->method : methods[c->kind];
 	if (outcome == MO_ERROR)
-		mcp__log_fields(MCP_LOG_INFO, &lf, "%s: error %d",
-		    methods[c->kind], code);
+		mcp__log_fields(MCP_LOG_INFO, &lf, "%s: error %d", name, code);
 	else
-		mcp__log_fields(MCP_LOG_INFO, &lf, "%s: %s", methods[c->kind],
+		mcp__log_fields(MCP_LOG_INFO, &lf, "%s: %s", name,
 		    what[outcome]);
 	mcp__lctx = saved;
 }
@@ -754,22 +755,184 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 	}
 }
 
+/* ---- relay mode: the methods are the relay's (relay.c) --------------- */
+
+/* The message F holds, rebuilt as JSON for the relay. */
+static json_t *
+relay_msg(struct rpc_fields *f, const struct rpc_msg *m)
+{
+	json_t	*msg, *params = params_of(f);
+
+	msg = json_pack("{s:s}", "jsonrpc", "2.0");
+	if (msg == NULL)
+		return NULL;
+	if (m != NULL && m->id != NULL)
+		json_object_set(msg, "id", m->id);
+	if (m != NULL)
+		json_object_set_new(msg, "method", json_string(m->method));
+	if (params != NULL)
+		json_object_set(msg, "params", params);
+	return msg;
+}
+
+/*
+ * A request, tracked like a call until the relay answers it
+ * (mcp_peer_send_new) or it is dropped. initialize is checked as ours
+ * is and the session counts as initialized at once, with the version
+ * the client asked for, until the relay's answer names its own.
+ */
+static void
+relay_request(struct session *s, struct batch *bt, struct rpc_fields *f,
+    const struct rpc_msg *m, const char *key, uint32_t hash)
+{
+	struct mcp_call	*c;
+	json_t		*msg, *params, *caps;
+	const char	*want = NULL;
+	char		 msgbuf[120];
+	int		 init = strcmp(m->method, "initialize") == 0;
+
+	params = params_of(f);
+	if (init) {
+		want = mcp__json_cstr(json_object_get(params,
+		    "protocolVersion"));
+		if (bt != NULL || s->initialized || want == NULL) {
+			reply_error(s, bt, m->id, want == NULL ?
+			    MCP_RPC_INVALID_PARAMS : MCP_RPC_INVALID_REQUEST,
+			    bt != NULL ? "initialize must not be part of a "
+			    "batch" : s->initialized ? "already initialized" :
+			    "initialize: protocolVersion must be a string");
+			return;
+		}
+	} else if (!s->initialized && !s->implicit) {
+		reply_error(s, bt, m->id, MCP_RPC_INVALID_REQUEST,
+		    "not initialized: send initialize first");
+		return;
+	}
+	if (s->inflight >= s->max_inflight) {
+		snprintf(msgbuf, sizeof(msgbuf), "server busy: %d requests "
+		    "in flight on this session", s->inflight);
+		reply_error(s, bt, m->id, MCP_RPC_SERVER_BUSY, msgbuf);
+		return;
+	}
+	c = mcp__call_new();
+	msg = relay_msg(f, m);
+	if (c == NULL || msg == NULL ||
+	    (c->method = strdup(m->method)) == NULL) {
+		mcp__call_free(c);
+		json_decref(msg);
+		reply_error(s, bt, m->id, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+		return;
+	}
+	if (init) {
+		s->version = mcp__version_of(want);
+		if (s->version == 0)
+			s->version = MCP_V_LATEST;
+		s->initialized = 1;
+		caps = json_object_get(params, "capabilities");
+		s->client_caps = json_is_object(caps) ? json_incref(caps) :
+		    json_object();
+		s->caps = mcp__clientreq_caps(s);
+		s->client_info = json_incref(json_object_get(params,
+		    "clientInfo"));
+	}
+	c->kind = CALL_RELAY;
+	c->id = json_incref(m->id);
+	c->srv = s->srv;
+	c->version = s->version;
+	c->hash = hash;
+	c->queued_at = ev_now(s->srv->loop);
+	memcpy(c->key, key, sizeof(c->key));
+	if (mcp__lctx.rid != NULL) {
+		size_t n = strnlen(mcp__lctx.rid, sizeof(c->rid) - 1);
+
+		memcpy(c->rid, mcp__lctx.rid, n);
+		c->rid[n] = '\0';
+	}
+	mcp__session_track(s, c);
+	if (bt != NULL) {
+		c->batch = bt;
+		bt->refs++;
+		bt->pending++;
+	} else if (s->route != NULL && s->ops->hold != NULL) {
+		c->route = s->route;
+		s->ops->hold(s, c->route, 1);
+	}
+	s->srv->metrics.cur = -1;	/* counted when it ends */
+	mcp__relay_deliver(s, msg);
+	json_decref(msg);
+}
+
+static void
+relay_notification(struct session *s, struct rpc_fields *f,
+    const struct rpc_msg *m)
+{
+	json_t	*msg;
+
+	if (strcmp(m->method, "notifications/initialized") == 0)
+		s->ready = 1;
+	if (!s->initialized && !s->implicit)
+		return;		/* nothing to tell anyone yet */
+	if ((msg = relay_msg(f, m)) != NULL)
+		mcp__relay_deliver(s, msg);
+	json_decref(msg);
+}
+
+/* An answer to a request of the relay's own. */
+static void
+relay_response(struct session *s, struct rpc_fields *f)
+{
+	json_t	*msg = json_pack("{s:s, s:O}", "jsonrpc", "2.0", "id", f->id);
+
+	if (msg == NULL)
+		return;
+	if (f->error != NULL)
+		json_object_set(msg, "error", f->error);
+	else
+		json_object_set(msg, "result", f->result != NULL ? f->result :
+		    json_null());
+	mcp__relay_deliver(s, msg);
+	json_decref(msg);
+}
+
 /* ---- notifications ---------------------------------------------------- */
 
-void
-mcp__protocol_drop(struct mcp_call *c)
+/*
+ * C will not be answered. A call a worker runs stays tracked until it
+ * comes back; a relayed one is owed by nobody on our side, so it ends
+ * here, and the relay is told (REASON). Callers that walk the in-flight
+ * table must have taken C's hnext first.
+ */
+static void
+drop(struct mcp_call *c, const char *reason)
 {
+	struct session	*s = c->sess;
+
 	if (c->dropped)
 		return;
 	ended(c, MO_CANCELLED, 0);
 	atomic_store(&c->cancelled, 1);
 	c->dropped = 1;
-	c->sess->pending--;
-	release(c->sess, &c->route);
+	s->pending--;
+	release(s, &c->route);
 	if (c->batch != NULL) {
 		c->batch->pending--;
 		batch_flush(c->batch);
 	}
+	if (c->kind == CALL_RELAY) {
+		mcp__session_untrack(s, c);
+		batch_unref(c->batch);
+		c->batch = NULL;
+		mcp__relay_dropped(c, reason);	/* frees C */
+		mcp__session_unref(s);
+	}
+}
+
+void
+mcp__protocol_drop(struct mcp_call *c)
+{
+	drop(c, c->sess->closed ? "the client's session ended" :
+	    "the client's connection was lost");
 }
 
 /*
@@ -780,14 +943,16 @@ mcp__protocol_drop(struct mcp_call *c)
 void
 mcp__protocol_drop_route(struct session *s, void *route)
 {
-	struct mcp_call	*c;
+	struct mcp_call	*c, *next;
 	size_t		 i;
 
 	for (i = 0; i < s->nbuckets; i++)
-		for (c = s->buckets[i]; c != NULL; c = c->hnext)
+		for (c = s->buckets[i]; c != NULL; c = next) {
+			next = c->hnext;
 			if (!c->dropped && (c->route == route ||
 			    (c->batch != NULL && c->batch->route == route)))
 				mcp__protocol_drop(c);
+		}
 	mcp__server_check_drained(s->srv);
 }
 
@@ -795,6 +960,7 @@ static void
 do_cancelled(struct session *s, json_t *params)
 {
 	struct mcp_call	*c;
+	const char	*reason;
 	json_t		*rid;
 	char		 key[sizeof(c->key)];
 
@@ -805,7 +971,8 @@ do_cancelled(struct session *s, json_t *params)
 	if (c == NULL)
 		return;		/* finished already, or never existed */
 	MCP_LOG(MCP_LOG_INFO, "call %s cancelled by the client", key + 1);
-	mcp__protocol_drop(c);
+	reason = json_string_value(json_object_get(params, "reason"));
+	drop(c, reason != NULL ? reason : "cancelled by the client");
 	mcp__server_check_drained(s->srv);
 }
 
@@ -815,6 +982,8 @@ notification(struct session *s, struct rpc_fields *f,
 {
 	if (strcmp(m->method, "notifications/cancelled") == 0)
 		do_cancelled(s, params_of(f));
+	else if (s->srv->relay != NULL)
+		relay_notification(s, f, m);
 	else if (strcmp(m->method, "notifications/initialized") == 0)
 		mcp__clientreq_ready(s);	/* held requests may go */
 	else if (strcmp(m->method, "notifications/roots/list_changed") == 0)
@@ -850,6 +1019,10 @@ request(struct session *s, struct batch *bt, struct rpc_fields *f,
 	}
 	if (strcmp(method, "ping") == 0) {
 		reply_result_new(s, bt, m->id, json_object());
+		return;
+	}
+	if (s->srv->relay != NULL) {
+		relay_request(s, bt, f, m, key, hash);
 		return;
 	}
 	if (strcmp(method, "initialize") == 0) {
@@ -916,7 +1089,10 @@ message(struct session *s, struct batch *bt, struct rpc_fields *f)
 		notification(s, f, &m);
 		break;
 	case RPC_RESPONSE:
-		mcp__clientreq_answer(s, f);
+		if (s->srv->relay != NULL)
+			relay_response(s, f);
+		else
+			mcp__clientreq_answer(s, f);
 		break;
 	case RPC_INVALID:
 		/* why == NULL: a malformed notification, never answered. */
@@ -1130,13 +1306,14 @@ mcp__protocol_note(struct mcp_call *n)
 void
 mcp__protocol_abort(struct session *s)
 {
-	struct mcp_call	*c;
+	struct mcp_call	*c, *next;
 	struct batch	*bt;
 	void		*saved;
 	size_t		 i;
 
 	for (i = 0; i < s->nbuckets; i++)
-		for (c = s->buckets[i]; c != NULL; c = c->hnext) {
+		for (c = s->buckets[i]; c != NULL; c = next) {
+			next = c->hnext;
 			if (c->dropped)
 				continue;
 			if (c->kind == CALL_ROOTS) {
@@ -1153,7 +1330,7 @@ mcp__protocol_abort(struct session *s)
 			    "within the grace period");
 			s->route = saved;
 			c->batch = NULL;
-			mcp__protocol_drop(c);
+			drop(c, "the server is shutting down");
 			if (bt != NULL) {
 				bt->pending--;
 				batch_flush(bt);

@@ -178,7 +178,8 @@ enum call_kind {
 	CALL_READ,		/* resources/read */
 	CALL_PROMPT,		/* prompts/get */
 	CALL_COMPLETE,		/* completion/complete */
-	CALL_ROOTS		/* roots/list_changed: no id, no answer */
+	CALL_ROOTS,		/* roots/list_changed: no id, no answer */
+	CALL_RELAY		/* a request a relay answers (relay.c) */
 };
 
 struct session;
@@ -209,6 +210,7 @@ struct mcp_call {
 	const char	*role;		/* prompts: of the next message */
 	int		 open_msg;	/* prompts: a message to close */
 	char		*description;	/* prompts */
+	char		*method;	/* relayed: the request's method */
 	int		 nvalues;	/* completion values given */
 	long long	 total;		/* -1: not set */
 	int		 has_more;
@@ -372,6 +374,9 @@ struct session_ops {
 	/* mcp_call_close_stream: end ROUTE's connection, keep the route
 	 * for a resumption. NULL: nothing to close. */
 	void	(*close)(struct session *s, void *route);
+	/* mcp_peer_close: end the session once what was sent has gone
+	 * out; its id is unknown from now on. NULL: it cannot end. */
+	void	(*end)(struct session *s);
 };
 
 struct session {
@@ -403,6 +408,8 @@ struct session {
 	int				 transport;	/* MT_*, for the metrics */
 	int				 counted;	/* counted open */
 	int				 why;		/* MR_*: why it ends */
+	int				 relayed;	/* the relay has seen it */
+	void				*peer_data;	/* the relay's */
 	char				 id[40];	/* the transport's id, for the log */
 };
 
@@ -424,6 +431,18 @@ void	 mcp__session_track(struct session *s, struct mcp_call *c)
 	    MCP_HIDDEN;
 void	 mcp__session_untrack(struct session *s, struct mcp_call *c)
 	    MCP_HIDDEN;
+
+/* ---- relay.c: the methods answered by a relay (mcp_server_set_relay) */
+
+/* Loop: may a session open? NULL, or why not (for a 503). */
+const char *mcp__relay_admit(struct mcp_server *srv) MCP_HIDDEN;
+/* Loop: hands the relay a message of S's (a new reference). */
+void	 mcp__relay_deliver(struct session *s, json_t *msg) MCP_HIDDEN;
+/* Loop: tells the relay that C is cancelled (REASON), then frees C. */
+void	 mcp__relay_dropped(struct mcp_call *c, const char *reason)
+	    MCP_HIDDEN;
+/* Loop: S ended; the relay is told if it ever saw S. */
+void	 mcp__relay_closed(struct session *s) MCP_HIDDEN;
 
 /* ---- protocol.c ------------------------------------------------------- */
 
@@ -568,6 +587,8 @@ struct mcp_server {
 	int			 draining;	/* input stops; set by main/ */
 	double			 out_at;	/* answer bytes last went out */
 	struct metrics		 metrics;
+	const struct mcp_relay	*relay;		/* NULL: the methods are ours */
+	void			*relay_udata;
 };
 
 /* Loop: something a drain waits for may have ended. Costs a test, and

@@ -68,7 +68,7 @@ mcp__session_unref(struct session *s)
 void
 mcp__session_close(struct session *s)
 {
-	struct mcp_call	*c;
+	struct mcp_call	*c, *next;
 	size_t		 i;
 
 	if (s->closed)
@@ -77,8 +77,11 @@ mcp__session_close(struct session *s)
 	mcp__metrics_session_end(s);
 	mcp__clientreq_drop(s, NULL);	/* waiting callbacks give up */
 	for (i = 0; i < s->nbuckets; i++)
-		for (c = s->buckets[i]; c != NULL; c = c->hnext)
+		for (c = s->buckets[i]; c != NULL; c = next) {
+			next = c->hnext;	/* a relayed call ends here */
 			mcp__protocol_drop(c);
+		}
+	mcp__relay_closed(s);
 	mcp__session_unref(s);
 }
 

@@ -39,11 +39,13 @@ struct sse_stream {
 
 static int	 sse_send(struct session *, void *, const char *, size_t,
 		    int);
+static void	 sse_end(struct session *);
 
 static const struct session_ops sse_ops = {
 	sse_send,
 	NULL,
 	NULL,
+	sse_end,
 };
 
 static struct sse_stream *
@@ -167,6 +169,21 @@ reader(void *cls, uint64_t pos, char *buf, size_t max)
 	return 0;
 }
 
+/* mcp_peer_close: the stream ends once what is queued has gone, and the
+ * session with it; POSTs get 404 from now on. */
+static void
+sse_end(struct session *s)
+{
+	struct sse_stream	*st = s->tdata;
+
+	if (st == NULL || st->ending)
+		return;
+	MCP_LOG(MCP_LOG_INFO, "sse: session %.8s: ended by the server",
+	    st->id);
+	st->ending = 1;
+	resume(st);
+}
+
 /* MHD is done with the response: the connection closed or finished. */
 static void
 stream_free(void *cls)
@@ -228,6 +245,7 @@ sse_open(struct http *h, struct MHD_Connection *conn, const char *sid,
 {
 	struct MHD_Response	*resp;
 	struct sse_stream	*st;
+	const char		*why;
 	char			 ev[256];
 	int			 n, rc;
 
@@ -243,6 +261,11 @@ sse_open(struct http *h, struct MHD_Connection *conn, const char *sid,
 		mcp__http_refused(h, ML_MAX_SESSIONS);
 		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
 		    "too many sessions", origin);
+	}
+	if ((why = mcp__relay_admit(h->srv)) != NULL) {
+		mcp__http_refused(h, ML_MAX_SESSIONS);
+		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    why, origin);
 	}
 	st = calloc(1, sizeof(*st));
 	if (st == NULL || mcp__http_new_id(st->id) != 0) {

@@ -49,6 +49,7 @@ static const struct session_ops stdio_ops = {
 	stdio_send,
 	NULL,
 	NULL,
+	NULL,
 };
 
 static void	 try_write(struct stdio_transport *);

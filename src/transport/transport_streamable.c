@@ -103,17 +103,21 @@ struct ssess {
 	struct route	*tail;
 	struct route	*get;		/* the standalone stream */
 	double		 seen;		/* last request */
+	double		 ending_at;	/* mcp_peer_close: its id is gone */
 };
 
 static void	 ssess_link(struct ssess *);
 static int	 st_send(struct session *, void *, const char *, size_t, int);
 static void	 st_hold(struct session *, void *, int);
 static void	 st_close(struct session *, void *);
+static void	 st_end(struct session *);
+static int	 ending_done(struct ssess *, double);
 
 static const struct session_ops st_ops = {
 	st_send,
 	st_hold,
 	st_close,
+	st_end,
 };
 
 static uint64_t
@@ -1129,6 +1133,12 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		return reply_rpc(conn, 503, "server shutting down",
 		    rq->origin);
 	}
+	if (h->srv->relay != NULL && (h->conf->stateless || (rq->sid[0] == '\0' &&
+	    peek(body, len) == PEEK_INITIALIZE)) &&
+	    (why = mcp__relay_admit(h->srv)) != NULL) {
+		mcp__http_refused(h, ML_MAX_SESSIONS);
+		return reply_rpc(conn, 503, why, rq->origin);
+	}
 	if (h->conf->stateless) {
 		if ((why = check_version(conn, &version)) != NULL)
 			return reply_rpc(conn, 400, why, rq->origin);
@@ -1377,6 +1387,15 @@ st_sweep(struct http *h, double now)
 		next = ss->next;
 		if (ss->stateless)
 			continue;	/* lives as long as its POST */
+		if (ss->ending_at > 0) {
+			if (!ending_done(ss, now))
+				continue;
+			MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s ended by "
+			    "the server", ss->id);
+			ss->sess->why = MR_DELETED;
+			ssess_end(ss);
+			continue;
+		}
 		for (r = ss->head; r != NULL; r = rnext) {
 			rnext = r->next;
 			if (unclaimed(r) && now - r->done_at > DONE_KEEP)
@@ -1398,6 +1417,45 @@ st_sweep(struct http *h, double now)
 		ss->sess->why = MR_EXPIRED;
 		ssess_end(ss);
 	}
+}
+
+/*
+ * mcp_peer_close: the session's id is forgotten at once (404), and the
+ * session ends at a sweep once its answers have been read, or after
+ * ENDING_KEEP seconds whatever its readers do.
+ */
+#define ENDING_KEEP	5.0
+
+static void
+st_end(struct session *s)
+{
+	struct ssess	*ss = s->tdata;
+	struct ssess	**pp;
+
+	if (ss == NULL || ss->stateless || ss->ending_at > 0 || !ss->linked)
+		return;
+	for (pp = &ss->h->sbuckets[ss->hash % SSE_BUCKETS]; *pp != NULL;
+	    pp = &(*pp)->hnext)
+		if (*pp == ss) {
+			*pp = ss->hnext;
+			break;
+		}
+	ss->hnext = NULL;
+	ss->ending_at = ev_now(ss->h->srv->loop);
+}
+
+static int
+ending_done(struct ssess *ss, double now)
+{
+	struct route	*r;
+
+	if (now - ss->ending_at > ENDING_KEEP)
+		return 1;
+	for (r = ss->head; r != NULL; r = r->next)
+		if (r->holds > 0 || r->waiting != NULL || (r->sc != NULL &&
+		    !r->sc->cut && log_end(r) > r->sc->pos))
+			return 0;
+	return 1;
 }
 
 /* Is any answer still owed, or any byte still queued? */

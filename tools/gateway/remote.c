@@ -1,5 +1,5 @@
 /*
- * mcp-gateway: a remote MCP server on stdio, for agents that launch a
+ * remote.c: a remote MCP server on stdio, for agents that launch a
  * local command (mcp-remote's job), in one small process:
  *
  *   mcp-gateway --url URL [--header 'K: V' ...] [--transport http|sse]
@@ -30,27 +30,10 @@
 #include <ev.h>
 #include <mcp.h>
 
-#include "expand.h"
+#include "../expand.h"
+#include "gateway.h"
 
-#define EX_USAGE	2
 #define MAX_LINE	(16u * 1024 * 1024)	/* an agent's message */
-
-static const char usage_text[] =
-"usage: mcp-gateway --url URL [OPTIONS]\n"
-"\n"
-"Serves the MCP server at URL on stdin and stdout, for an agent.\n"
-"\n"
-"Options:\n"
-"  --url URL          the remote server (http:// or https://)\n"
-"  --header 'K: V'    an HTTP header (repeatable); $NAME in V is taken\n"
-"                     from the environment\n"
-"  --transport T      http (Streamable HTTP, falling back to SSE) or sse\n"
-"  --timeout S        seconds a request may wait without progress\n"
-"                     (default 300)\n"
-"  --cacert FILE      CA certificates for https\n"
-"  --insecure         do not verify the server's certificate\n"
-"  -v                 log the connection's decisions on stderr\n"
-"  -h, --help         this text\n";
 
 /* A request of the agent's, forwarded: our id -> the agent's. */
 struct fwd {
@@ -557,17 +540,8 @@ signal_cb(struct ev_loop *l, ev_signal *w, int revents)
 	finish();
 }
 
-static void
-usage_error(const char *msg, const char *arg)
-{
-	fprintf(stderr, "mcp-gateway: ");
-	fprintf(stderr, msg, arg);
-	fprintf(stderr, "\ntry 'mcp-gateway --help'\n");
-	exit(EX_USAGE);
-}
-
 int
-main(int argc, char **argv)
+gw_remote_main(int argc, char **argv)
 {
 	ev_signal	 sterm, sint;
 	struct back	*b;
@@ -581,50 +555,46 @@ main(int argc, char **argv)
 	for (i = 1; i < argc; i++) {
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-			fputs(usage_text, stdout);
-			return 0;
-		} else if (strcmp(a, "-v") == 0) {
+		if (strcmp(a, "-v") == 0) {
 			mcp_log_set_level(MCP_LOG_INFO);
 			continue;
 		} else if (strcmp(a, "--insecure") == 0) {
 			insecure = 1;
 			continue;
 		} else if (v == NULL) {
-			usage_error("%s: an option that needs a value, or no "
+			gw_usage_error("%s: an option that needs a value, or no "
 			    "option", a);
 		} else if (strcmp(a, "--url") == 0) {
 			if (strncmp(v, "http://", 7) != 0 &&
 			    strncmp(v, "https://", 8) != 0)
-				usage_error("--url '%s' is not http:// or "
+				gw_usage_error("--url '%s' is not http:// or "
 				    "https://", v);
 			url = (char *)v;
 		} else if (strcmp(a, "--header") == 0) {
 			headers[nheaders] = expand(v);
 			if (headers[nheaders] == NULL ||
 			    strchr(headers[nheaders], ':') == NULL)
-				usage_error("bad header '%s' (K: V)", v);
+				gw_usage_error("bad header '%s' (K: V)", v);
 			nheaders++;
 		} else if (strcmp(a, "--transport") == 0) {
 			if (strcmp(v, "http") != 0 && strcmp(v, "sse") != 0)
-				usage_error("unknown transport '%s'", v);
+				gw_usage_error("unknown transport '%s'", v);
 			transport = (char *)v;
 		} else if (strcmp(a, "--timeout") == 0) {
 			char *end;
 
 			if (strtod(v, &end) <= 0 || *end != '\0')
-				usage_error("bad timeout '%s'", v);
+				gw_usage_error("bad timeout '%s'", v);
 			timeout_s = (char *)v;
 		} else if (strcmp(a, "--cacert") == 0) {
 			cacert = (char *)v;
 		} else {
-			usage_error("unknown option '%s'", a);
+			gw_usage_error("unknown option '%s'", a);
 		}
 		i++;
 	}
 	if (url == NULL)
-		usage_error("%s", "--url URL is needed (serving a stdio "
-		    "server on the network is not here yet)");
+		gw_usage_error("%s", "--url URL is needed");
 	loop = ev_default_loop(EVFLAG_AUTO);
 	fcntl(0, F_SETFL, fcntl(0, F_GETFL) | O_NONBLOCK);
 	fcntl(1, F_SETFL, fcntl(1, F_GETFL) | O_NONBLOCK);
