@@ -30,6 +30,10 @@
 //   bigask   tools/call: first sends a sampling/createMessage request of
 //            5 MiB (over the client's 4 MiB limit), waits for the client's
 //            answer, and answers the call with text of its JSON
+//   mute     never answers anything, initialize included (exits on EOF)
+//   stubborn behaves, but ignores SIGTERM and the end of its stdin (only
+//            SIGKILL ends it), and writes "stubborn: <method>" on stderr
+//            for every request
 //   ok       behaves
 //
 // http quirks (initialize gets an Mcp-Session-Id, random hex; a POST of
@@ -69,7 +73,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 
 const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
-const STDIO_QUIRKS = ['junk', 'split', 'huge', 'crlf', 'wrongid', 'silent', 'die', 'request', 'bom', 'bigask', 'ok'];
+const STDIO_QUIRKS = ['junk', 'split', 'huge', 'crlf', 'wrongid', 'silent', 'die', 'request', 'bom', 'bigask', 'mute', 'stubborn', 'ok'];
 const HTTP_QUIRKS = ['ok', 'multidata', 'gone', 'drop', 'legacy', 'foreign', 'silent', 'wrongtype'];
 
 const [mode, quirk] = process.argv.slice(2);
@@ -115,6 +119,10 @@ function serveStdio() {
 	const raw = (s) => new Promise((r) => process.stdout.write(s, r));
 	if (quirk === 'bom')
 		process.stdout.write('\ufeff');
+	if (quirk === 'stubborn') {
+		process.on('SIGTERM', () => {});
+		setInterval(() => {}, 1 << 30);	// alive after stdin ends
+	}
 	const send = (msg) => {
 		queue = queue.then(async () => {
 			const line = JSON.stringify(msg) + eol;
@@ -178,6 +186,10 @@ function serveStdio() {
 			buf = buf.slice(nl + 1);
 			let m;
 			try { m = JSON.parse(line); } catch { if (line.trim()) log(`not JSON: ${line.slice(0, 80)}`); continue; }
+			if (isRequest(m) && quirk === 'stubborn')
+				process.stderr.write(`stubborn: ${m.method}\n`);
+			if (isRequest(m) && quirk === 'mute')
+				continue;
 			if (isRequest(m))
 				m.method === 'tools/call' ? toolsCall(m) : send(answer(m));
 			else if (m && m.method === undefined && waiting.has(m.id)) {
@@ -186,7 +198,8 @@ function serveStdio() {
 			}
 		}
 	});
-	process.stdin.on('end', () => queue.then(() => process.exit(0)));
+	process.stdin.on('end', () => quirk === 'stubborn' ||
+	    queue.then(() => process.exit(0)));
 }
 
 // ---- Streamable HTTP ----------------------------------------------------------
