@@ -541,6 +541,9 @@ typedef void	(*mcp_client_notify_fn)(mcp_client *c, const char *method,
 typedef void	(*mcp_client_request_fn)(mcp_client *c,
 		    mcp_client_reply *reply, const char *method,
 		    json_t *params, void *udata);
+/* A line a stdio server wrote on its stderr (mcp_client_on_stderr). */
+typedef void	(*mcp_client_stderr_fn)(mcp_client *c, const char *line,
+		    size_t len, void *udata);
 /* Every message, as sent (OUT 1) or received (OUT 0): for tracing. */
 typedef void	(*mcp_client_trace_fn)(mcp_client *c, int out,
 		    const char *json, size_t len, void *udata);
@@ -583,8 +586,6 @@ MCP_EXTERN int		 mcp_client_on_trace(mcp_client *c,
 /* A stdio server's stderr, a line at a time (without its newline; a
  * line over 4 KiB comes in pieces), instead of going to this process's
  * stderr. Loop thread. Before connecting. */
-typedef void	(*mcp_client_stderr_fn)(mcp_client *c, const char *line,
-		    size_t len, void *udata);
 MCP_EXTERN int		 mcp_client_on_stderr(mcp_client *c,
 			    mcp_client_stderr_fn fn, void *udata);
 /* The end of the first initialization, once: MCP_OK with initialize's

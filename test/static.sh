@@ -41,6 +41,7 @@ hits() {
 strip_c include/mcp.h | grep -v '^[[:space:]]*#' |
     perl -0777 -ne 's/extern\s*""\s*\{//g; s/^\}\s*$//mg;
 	for (split /;/) { next if /\btypedef\b/; next unless /\(/;
+	    next if /^\s*[\w\s]*\*?\s*\(\s*\*\s*\w+\s*\)\s*\(/s;	# a member
 	    s/__attribute__\s*\(\(.*?\)\)//gs; print "$1\n" if /(\w+)\s*\(/ }' |
     sort -u > "$tmp/declared"
 perl -0777 -ne 'while (/^MCP_EXTERN\b([^;]*);/mg) {

@@ -124,7 +124,7 @@ initialized(struct session *s, json_t *msg)
 	int		 n;
 
 	if (res == NULL)
-		return MCP_OK;		/* an error: passed on as it is */
+		return MCP_ECLIENT;	/* an error: passed on as it is */
 	v = json_string_value(json_object_get(res, "protocolVersion"));
 	n = v != NULL ? mcp__version_of(v) : 0;
 	if (n != 0) {
@@ -134,7 +134,8 @@ initialized(struct session *s, json_t *msg)
 	snprintf(why, sizeof(why), "the server answered initialize with "
 	    "protocol version %.40s, which is not one of ours", v != NULL ?
 	    v : "(none)");
-	mcp_log(MCP_LOG_WARN, "relay: session %.8s: %s", s->id, why);
+	mcp_log(MCP_LOG_WARN, "relay: session %.8s: %s", mcp_peer_id(PEER(s)),
+	    why);
 	json_object_del(msg, "result");
 	json_object_set_new(msg, "error", json_pack("{s:i, s:s}", "code",
 	    MCP_RPC_INTERNAL_ERROR, "message", why));
@@ -148,8 +149,14 @@ answer(struct session *s, struct mcp_call *c, json_t *msg)
 	struct buf	 b = { 0 };
 	json_t		*err;
 
-	if (strcmp(c->method, "initialize") == 0)
-		(void)initialized(s, msg);
+	/* A failed initialize: the session never began. On stdio another
+	 * may be tried; over HTTP the session ends (404 from now on). */
+	if (strcmp(c->method, "initialize") == 0 &&
+	    initialized(s, msg) != MCP_OK) {
+		s->initialized = 0;
+		if (s->ops->end != NULL)
+			s->ops->end(s);
+	}
 	if ((err = json_object_get(msg, "error")) != NULL) {
 		c->rpc_code = (int)json_integer_value(json_object_get(err,
 		    "code"));

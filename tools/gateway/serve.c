@@ -286,7 +286,9 @@ child_end(struct child *ch, const char *why)
 		if (gw.shared) {
 			lk->next = gw.waiting;
 			gw.waiting = lk;
-		} else
+		} else if (strcmp(mcp_peer_id(lk->peer), "stdio") == 0)
+			mcp_server_stop(gw.srv);	/* its one session */
+		else
 			mcp_peer_close(lk->peer);
 	}
 	if (gw.one == ch) {
@@ -495,7 +497,15 @@ asked(mcp_client *cl, mcp_client_reply *reply, const char *method,
 	if (msg != NULL && params != NULL)
 		json_object_set(msg, "params", params);
 	f = newest(lk);
-	(void)mcp_peer_send_new(lk->peer, msg, f != NULL ? f->peer_id : NULL);
+	if (mcp_peer_send_new(lk->peer, msg, f != NULL ? f->peer_id : NULL) ==
+	    MCP_OK)
+		return;
+	/* No way to the client now (no stream open for it): the child is
+	 * told at once rather than left waiting. */
+	ch->backs = b->next;
+	(void)mcp_client_reply_error(reply, MCP_RPC_INTERNAL_ERROR,
+	    "the client has no stream open for requests from the server");
+	free(b);
 }
 
 static void
@@ -522,6 +532,8 @@ static void
 shared_ready(struct child *ch)
 {
 	struct link	*lk;
+	const char	*uri;
+	json_t		*done, *v;
 
 	/* Every session waits for this one: it sends everything, each
 	 * session's own level is applied here (child_log). */
@@ -535,6 +547,19 @@ shared_ready(struct child *ch)
 		if (lk->init_id != NULL)
 			answer_init(lk);
 	}
+	/* Sessions that outlived a child: its successor hears of what they
+	 * subscribed to (once a uri). */
+	done = json_object();
+	for (lk = ch->links; lk != NULL && done != NULL; lk = lk->next)
+		json_object_foreach(lk->subs, uri, v) {
+			if (json_object_get(done, uri) != NULL)
+				continue;
+			json_object_set(done, uri, json_true());
+			(void)mcp_client_request_async_new(ch->cl,
+			    "resources/subscribe", json_pack("{s:s}", "uri",
+			    uri), NULL, NULL, NULL);
+		}
+	json_decref(done);
 	gw.backoff = 0;
 }
 
@@ -648,7 +673,8 @@ child_start(struct link *lk, json_t *params)
 	    gw.cmd[0]);
 	if (mcp_client_connect_stdio(ch->cl, gw.cmd, NULL, NULL) != MCP_OK &&
 	    !ch->dead)
-		child_end(ch, mcp_client_error(ch->cl));
+		child_end(ch, mcp_client_error(ch->cl) != NULL ?
+		    mcp_client_error(ch->cl) : "it could not be started");
 	return ch;
 }
 
@@ -666,21 +692,26 @@ restart_cb(struct ev_loop *loop, ev_timer *w, int revents)
 static void
 wait_check_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
-	struct link	*lk;
+	struct link	*lk, **pp;
 	char		 msg[200];
 
 	(void)w;
 	(void)revents;
-	for (lk = gw.waiting; lk != NULL; lk = lk->next) {
+	for (pp = &gw.waiting; (lk = *pp) != NULL; ) {
 		if (lk->init_id == NULL ||
-		    ev_now(loop) - lk->since < gw.init_timeout)
+		    ev_now(loop) - lk->since < gw.init_timeout) {
+			pp = &lk->next;
 			continue;
+		}
+		*pp = lk->next;
+		lk->next = NULL;
 		snprintf(msg, sizeof(msg), "the server behind the gateway is "
 		    "not up after %.0f s (it is being restarted)",
 		    gw.init_timeout);
 		send_error(lk, lk->init_id, MCP_RPC_INTERNAL_ERROR, msg);
 		json_decref(lk->init_id);
 		lk->init_id = NULL;
+		mcp_peer_close(lk->peer);	/* the session never began */
 	}
 }
 
@@ -693,7 +724,7 @@ link_of(mcp_peer *peer)
 
 	if (lk == NULL && (lk = calloc(1, sizeof(*lk))) != NULL) {
 		lk->peer = peer;
-		lk->level = -1;
+		lk->level = 1;	/* shared: info, until logging/setLevel */
 		lk->caps = json_object();
 		mcp_peer_set_data(peer, lk);
 	}
@@ -752,24 +783,27 @@ forward(struct link *lk, json_t *id, const char *method, json_t *params)
 			f->cid = cid;	/* unless it ended already */
 }
 
-/* --shared: a session's subscriptions are its own; the child hears of a
- * uri once. Returns 1 when the request was answered here. */
+/* --shared: a session's subscriptions are its own: every subscribe goes
+ * to the child (which may refuse it), an unsubscribe only from the last
+ * session that has the uri. Returns 1 when the request was answered
+ * here. */
 static int
 shared_local(struct link *lk, json_t *id, const char *method,
     json_t *params)
 {
 	struct link	*o;
 	const char	*uri = json_string_value(json_object_get(params, "uri"));
-	int		 sub;
+	int		 sub, level;
 
 	if (strcmp(method, "logging/setLevel") == 0) {
-		lk->level = level_of(json_string_value(json_object_get(params,
+		level = level_of(json_string_value(json_object_get(params,
 		    "level")));
-		if (lk->level < 0) {
+		if (level < 0) {
 			send_error(lk, id, MCP_RPC_INVALID_PARAMS,
 			    "logging/setLevel: unknown level");
 			return 1;
 		}
+		lk->level = level;
 		(void)mcp_peer_send_new(lk->peer, json_pack("{s:s, s:O, s:{}}",
 		    "jsonrpc", "2.0", "id", id, "result"), NULL);
 		return 1;
@@ -1004,7 +1038,8 @@ gw_serve_main(int argc, char **argv, int dashdash)
 			if (v == NULL)
 				gw_usage_error("%s needs a value", a);
 			d = strtod(v, &end);
-			if (end == v || *end != '\0' || d <= 0 || d > 1e9)
+			if (end == v || *end != '\0' || d <= 0 || d > 1e7 ||
+			    (a[2] == 'm' && d != (int)d))
 				gw_usage_error("bad value for %s", a);
 			if (a[2] == 'm')
 				gw.max_children = (int)d;
