@@ -947,8 +947,10 @@ link_free(struct link *lk)
 static void
 peer_closed(mcp_peer *peer, void *udata)
 {
-	struct link	*lk = mcp_peer_data(peer), **pp;
+	struct link	*lk = mcp_peer_data(peer), **pp, *o;
 	struct child	*ch;
+	const char	*uri;
+	json_t		*v;
 	struct fwd	**fp, *f;
 	struct back	**bp, *b;
 
@@ -962,6 +964,17 @@ peer_closed(mcp_peer *peer, void *udata)
 		}
 	if ((ch = lk->ch) != NULL) {
 		link_detach(lk);
+		/* --shared: what only it subscribed to, the child forgets. */
+		json_object_foreach(gw.shared && ch->ready ? lk->subs : NULL,
+		    uri, v) {
+			for (o = ch->links; o != NULL; o = o->next)
+				if (json_object_get(o->subs, uri) != NULL)
+					break;
+			if (o == NULL)
+				(void)mcp_client_request_async_new(ch->cl,
+				    "resources/unsubscribe", json_pack("{s:s}",
+				    "uri", uri), NULL, NULL, NULL);
+		}
 		for (fp = &ch->fwds; (f = *fp) != NULL; ) {
 			if (f->lk != lk) {
 				fp = &f->next;
