@@ -414,6 +414,13 @@ init_done(struct mcp_client *c, int rc, json_t *result, void *udata)
 			m = mcp_strerror(rc);
 		snprintf(why, sizeof(why), "%s%s", strncmp(m, "initialize",
 		    10) == 0 ? "" : "initialize: ", m);
+		/* Refused: on_ready gets the server's own error object. */
+		if (rc == MCP_ESERVER && result != NULL) {
+			if (c->connect_rc == MCP_OK)
+				c->connect_rc = rc;
+			snprintf(c->err, sizeof(c->err), "%s", why);
+			ready_signal(c, rc, result);
+		}
 		mcp__client_lost(c, rc, why);
 		return;
 	}

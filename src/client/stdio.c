@@ -48,6 +48,7 @@ struct cstdio {
 	struct jsonl	 lines;
 	int		 lost;
 	int		 wbroken;	/* its stdin is closed: no writes */
+	const char	*overflow;	/* a send failed: lost, from prepare */
 	int		 err;		/* its stderr, with on_stderr; or -1 */
 	ev_io		 eio;
 	size_t		 elen;
@@ -59,6 +60,7 @@ struct cstdio {
 struct reapee {
 	struct reapee	*next;
 	pid_t		 pid;
+	int		 err;		/* its stderr, drained until it ends */
 	int		 stage;		/* 0 stdin closed, 1 SIGTERM, 2 KILL */
 	struct timespec	 at;		/* the stage's start */
 };
@@ -85,6 +87,7 @@ reaper(void *arg)
 {
 	struct timespec	 tick = { 0, 10 * 1000 * 1000 };
 	struct reapee	**pp, *r;
+	char		 sink[4096];
 	sigset_t	 all;
 	int		 status;
 	pid_t		 p;
@@ -99,9 +102,14 @@ reaper(void *arg)
 		if (reapees == NULL)
 			break;
 		for (pp = &reapees; (r = *pp) != NULL; ) {
+			while (r->err >= 0 && read(r->err, sink,
+			    sizeof(sink)) > 0)
+				;	/* what it says now is not read */
 			p = waitpid(r->pid, &status, WNOHANG);
 			if (p == r->pid || (p < 0 && errno != EINTR)) {
 				*pp = r->next;
+				if (r->err >= 0)
+					close(r->err);
 				free(r);
 				continue;
 			}
@@ -122,7 +130,7 @@ reaper(void *arg)
 
 /* PID, whose stdin is closed, ends in its own time, or is made to. */
 static void
-reap_later(pid_t pid)
+reap_later(pid_t pid, int err)
 {
 	struct reapee	*r = calloc(1, sizeof(*r));
 	int		 status;
@@ -135,10 +143,13 @@ reap_later(pid_t pid)
 		/* No thread, no memory: the old way, on this thread. */
 		kill(pid, SIGKILL);
 		(void)waitpid(pid, &status, 0);
+		if (err >= 0)
+			close(err);
 		return;
 	}
 	reaper_on = 1;
 	r->pid = pid;
+	r->err = err;
 	clock_gettime(CLOCK_MONOTONIC, &r->at);
 	r->next = reapees;
 	reapees = r;
@@ -280,6 +291,10 @@ prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 
 	(void)revents;
 	ev_prepare_stop(loop, w);
+	if (t->overflow != NULL) {
+		lost(c, t, t->overflow);
+		return;
+	}
 	if (!t->lost && !ev_is_active(&t->wio))
 		flush(c, t);
 }
@@ -470,15 +485,18 @@ stdio_send(struct mcp_client *c, const char *json, size_t len,
 	struct cstdio	*t = c->t;
 
 	(void)r;
-	if (t->lost || t->wbroken)
+	if (t->lost || t->wbroken || t->overflow != NULL)
 		return;
-	if (t->wbuf.len - t->wbuf.off > WBUF_MAX) {
-		lost(c, t, "has stopped reading its stdin");
-		return;
-	}
-	if (mcp__buf_add(&t->wbuf, json, len) != MCP_OK ||
-	    mcp__buf_addc(&t->wbuf, '\n') != MCP_OK) {
-		lost(c, t, "could not be written to: out of memory");
+	/* Never lost from here: a send may come from inside a caller's
+	 * loop over its own requests, which the loss would fail. */
+	if (t->wbuf.len - t->wbuf.off > WBUF_MAX)
+		t->overflow = "has stopped reading its stdin";
+	else if (mcp__buf_add(&t->wbuf, json, len) != MCP_OK ||
+	    mcp__buf_addc(&t->wbuf, '\n') != MCP_OK)
+		t->overflow = "could not be written to: out of memory";
+	if (t->overflow != NULL) {
+		ev_io_stop(c->loop, &t->wio);
+		ev_prepare_start(c->loop, &t->flusher);
 		return;
 	}
 	/* Many sends in one loop iteration leave in one write(2). */
@@ -525,15 +543,20 @@ stdio_close(struct mcp_client *c)
 	if (t->out >= 0)
 		close(t->out);
 	if (t->err >= 0) {
-		/* What it said last, if it is there already. */
+		/* What it said last, if it is there already; the pipe stays
+		 * open while it ends, so that its last words do not kill it. */
 		if (ev_is_active(&t->eio))
 			err_cb(c->loop, &t->eio, EV_READ);
 		ev_io_stop(c->loop, &t->eio);
-		close(t->err);
+		if (t->elen > 0)
+			c->on_stderr(c, t->ebuf, t->elen, c->stderr_udata);
+		t->elen = 0;
 	}
 	if (t->pid > 0 && !c->own_loop) {
-		if (!reap(t, 0))
-			reap_later(t->pid);
+		if (!reap(t, 0)) {
+			reap_later(t->pid, t->err);
+			t->err = -1;
+		}
 	} else if (t->pid > 0 && !reap(t, ms)) {
 		kill(t->pid, SIGTERM);
 		if (!reap(t, ms)) {
@@ -541,6 +564,8 @@ stdio_close(struct mcp_client *c)
 			(void)reap(t, ms);
 		}
 	}
+	if (t->err >= 0)
+		close(t->err);
 	mcp__buf_free(&t->wbuf);
 	mcp__jsonl_free(&t->lines);
 	free(t);

@@ -830,6 +830,8 @@ relay_request(struct session *s, struct batch *bt, struct rpc_fields *f,
 			s->version = MCP_V_LATEST;
 		s->initialized = 1;
 		caps = json_object_get(params, "capabilities");
+		json_decref(s->client_caps);	/* a retry, on stdio */
+		json_decref(s->client_info);
 		s->client_caps = json_is_object(caps) ? json_incref(caps) :
 		    json_object();
 		s->caps = mcp__clientreq_caps(s);
@@ -945,13 +947,22 @@ mcp__protocol_drop_route(struct session *s, void *route)
 {
 	struct mcp_call	*c, *next;
 	size_t		 i;
+	int		 relayed;
 
 	for (i = 0; i < s->nbuckets; i++)
 		for (c = s->buckets[i]; c != NULL; c = next) {
 			next = c->hnext;
 			if (!c->dropped && (c->route == route ||
-			    (c->batch != NULL && c->batch->route == route)))
+			    (c->batch != NULL && c->batch->route == route))) {
+				relayed = c->kind == CALL_RELAY;
 				mcp__protocol_drop(c);
+				/* The relay, told, may have ended others: the
+				 * chain is walked again (a relayed call is
+				 * gone from it once dropped). */
+				if (relayed)
+					next = i < s->nbuckets ?
+					    s->buckets[i] : NULL;
+			}
 		}
 	mcp__server_check_drained(s->srv);
 }
@@ -1310,6 +1321,7 @@ mcp__protocol_abort(struct session *s)
 	struct batch	*bt;
 	void		*saved;
 	size_t		 i;
+	int		 relayed;
 
 	for (i = 0; i < s->nbuckets; i++)
 		for (c = s->buckets[i]; c != NULL; c = next) {
@@ -1330,7 +1342,10 @@ mcp__protocol_abort(struct session *s)
 			    "within the grace period");
 			s->route = saved;
 			c->batch = NULL;
+			relayed = c->kind == CALL_RELAY;
 			drop(c, "the server is shutting down");
+			if (relayed)	/* as in mcp__protocol_drop_route */
+				next = i < s->nbuckets ? s->buckets[i] : NULL;
 			if (bt != NULL) {
 				bt->pending--;
 				batch_flush(bt);

@@ -148,14 +148,15 @@ answer(struct session *s, struct mcp_call *c, json_t *msg)
 {
 	struct buf	 b = { 0 };
 	json_t		*err;
+	int		 failed = 0;
 
 	/* A failed initialize: the session never began. On stdio another
-	 * may be tried; over HTTP the session ends (404 from now on). */
+	 * may be tried; over HTTP the session ends (404 from now on), once
+	 * the error has gone out. */
 	if (strcmp(c->method, "initialize") == 0 &&
 	    initialized(s, msg) != MCP_OK) {
 		s->initialized = 0;
-		if (s->ops->end != NULL)
-			s->ops->end(s);
+		failed = 1;
 	}
 	if ((err = json_object_get(msg, "error")) != NULL) {
 		c->rpc_code = (int)json_integer_value(json_object_get(err,
@@ -169,6 +170,8 @@ answer(struct session *s, struct mcp_call *c, json_t *msg)
 		c->out = mcp__buf_steal(&b, &c->outlen);
 	mcp__buf_free(&b);
 	mcp__protocol_complete(c);	/* answers, frees C */
+	if (failed && !s->closed && s->ops->end != NULL)
+		s->ops->end(s);		/* S: the transport's reference */
 	return MCP_OK;
 }
 

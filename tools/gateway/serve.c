@@ -571,6 +571,8 @@ ready(mcp_client *cl, int rc, json_t *result, void *udata)
 	const char	*why;
 
 	(void)cl;
+	if (ch->dead)
+		return;		/* timed out, or its session ended, already */
 	ev_timer_stop(gw.loop, &ch->init_timer);
 	if (rc != MCP_OK) {
 		why = json_string_value(json_object_get(result, "message"));
@@ -904,9 +906,10 @@ from_peer(mcp_peer *peer, json_t *msg, void *udata)
 		return;
 	}
 	if (id == NULL) {
-		if (lk->ch == NULL || !lk->ch->ready ||
+		if (lk->ch == NULL || lk->ch->dead ||
 		    strcmp(method, "notifications/initialized") == 0)
 			return;		/* the client library sends its own */
+		/* A cancel may end a request held until the child is up. */
 		if (strcmp(method, "notifications/cancelled") == 0) {
 			for (f = lk->ch->fwds; f != NULL; f = f->next)
 				if (f->lk == lk && json_equal(f->peer_id,
@@ -918,8 +921,9 @@ from_peer(mcp_peer *peer, json_t *msg, void *udata)
 				    "reason")));
 			return;
 		}
-		(void)mcp_client_notify_new(lk->ch->cl, method, params !=
-		    NULL ? json_deep_copy(params) : json_object());
+		if (lk->ch->ready)
+			(void)mcp_client_notify_new(lk->ch->cl, method, params
+			    != NULL ? json_deep_copy(params) : json_object());
 		return;
 	}
 	if (strcmp(method, "initialize") == 0) {
