@@ -585,9 +585,21 @@ on_progress(struct mcp_client *c, json_t *params)
 static void
 on_notification(struct mcp_client *c, const char *method, json_t *params)
 {
+	struct mcp_client_reply	*rp;
+
 	if (strcmp(method, "notifications/progress") == 0) {
 		on_progress(c, params);
 		return;
+	}
+	if (strcmp(method, "notifications/cancelled") == 0) {
+		/* The server gave up a request of its own: an answer made
+		 * for it later is not sent. */
+		pthread_mutex_lock(&c->lock);
+		for (rp = c->replies; rp != NULL; rp = rp->next)
+			if (json_equal(rp->id, json_object_get(params,
+			    "requestId")))
+				rp->done = 1;
+		pthread_mutex_unlock(&c->lock);
 	}
 	if (c->on_notify != NULL)
 		c->on_notify(c, method, params, c->notify_udata);

@@ -88,13 +88,10 @@ reaper(void *arg)
 	struct timespec	 tick = { 0, 10 * 1000 * 1000 };
 	struct reapee	**pp, *r;
 	char		 sink[4096];
-	sigset_t	 all;
 	int		 status;
 	pid_t		 p;
 
 	(void)arg;
-	sigfillset(&all);
-	pthread_sigmask(SIG_BLOCK, &all, NULL);
 	pthread_mutex_lock(&reap_lock);
 	for (;;) {
 		while (reapees == NULL && !reaper_quit)
@@ -128,16 +125,44 @@ reaper(void *arg)
 	return NULL;
 }
 
+/* A child of fork(): no reaper thread there, and its lock as new. */
+static void	 reaper_forked(void);
+
+static void
+at_fork(void)
+{
+	(void)pthread_atfork(NULL, NULL, reaper_forked);
+}
+
+static void
+reaper_forked(void)
+{
+	pthread_mutex_init(&reap_lock, NULL);
+	pthread_cond_init(&reap_cond, NULL);
+	reaper_on = 0;
+	reaper_quit = 0;
+	reapees = NULL;		/* the parent's to reap, not ours */
+}
+
 /* PID, whose stdin is closed, ends in its own time, or is made to. */
 static void
 reap_later(pid_t pid, int err)
 {
+	static pthread_once_t	 once = PTHREAD_ONCE_INIT;
 	struct reapee	*r = calloc(1, sizeof(*r));
-	int		 status;
+	sigset_t	 all, old;
+	int		 status, rc = 0;
 
+	(void)pthread_once(&once, at_fork);
 	pthread_mutex_lock(&reap_lock);
-	if (r == NULL || (!reaper_on &&
-	    pthread_create(&reaper_tid, NULL, reaper, NULL) != 0)) {
+	if (r != NULL && !reaper_on) {
+		/* Born with every signal blocked: none is meant for it. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		rc = pthread_create(&reaper_tid, NULL, reaper, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+	}
+	if (r == NULL || rc != 0) {
 		pthread_mutex_unlock(&reap_lock);
 		free(r);
 		/* No thread, no memory: the old way, on this thread. */

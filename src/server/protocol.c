@@ -792,6 +792,8 @@ relay_request(struct session *s, struct batch *bt, struct rpc_fields *f,
 	int		 init = strcmp(m->method, "initialize") == 0;
 
 	params = params_of(f);
+	if (s->closed)
+		return;		/* nobody to answer, nor to relay to */
 	if (init) {
 		want = mcp__json_cstr(json_object_get(params,
 		    "protocolVersion"));

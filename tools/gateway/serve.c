@@ -321,6 +321,7 @@ reap_cb(struct ev_loop *loop, ev_timer *w, int revents)
 			continue;
 		}
 		*pp = ch->next;
+		ev_timer_stop(gw.loop, &ch->init_timer);
 		mcp_client_free(ch->cl);	/* the reaper ends the process */
 		json_decref(ch->init);
 		free(ch->why);
@@ -408,7 +409,7 @@ notified(mcp_client *cl, const char *method, json_t *params, void *udata)
 {
 	struct child	*ch = child_of(cl);
 	struct link	*lk;
-	struct back	*b;
+	struct back	*b, **pp;
 	const char	*uri;
 	json_t		*p;
 	char		 g[32];
@@ -429,6 +430,13 @@ notified(mcp_client *cl, const char *method, json_t *params, void *udata)
 		json_object_set_new(p, "requestId", json_string(g));
 		notify_link(b->lk, method, p);
 		json_decref(p);
+		/* It waits for no answer now: one that comes is dropped. */
+		for (pp = &ch->backs; *pp != b; pp = &(*pp)->next)
+			;
+		*pp = b->next;
+		(void)mcp_client_reply_error(b->reply, MCP_RPC_INTERNAL_ERROR,
+		    "cancelled by the server");
+		free(b);
 		return;
 	}
 	if (strcmp(method, "notifications/message") == 0) {
@@ -611,7 +619,7 @@ init_timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	snprintf(why, sizeof(why), "%s did not answer initialize within "
-	    "%.0f s", gw.cmd[0], gw.init_timeout);
+	    "%g s", gw.cmd[0], gw.init_timeout);
 	child_end(ch, why);
 }
 
@@ -708,7 +716,7 @@ wait_check_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		*pp = lk->next;
 		lk->next = NULL;
 		snprintf(msg, sizeof(msg), "the server behind the gateway is "
-		    "not up after %.0f s (it is being restarted)",
+		    "not up after %g s (it is being restarted)",
 		    gw.init_timeout);
 		send_error(lk, lk->init_id, MCP_RPC_INTERNAL_ERROR, msg);
 		json_decref(lk->init_id);
@@ -846,7 +854,12 @@ initialize(struct link *lk, json_t *id, json_t *params)
 	    "protocolVersion")));
 	lk->since = ev_now(gw.loop);
 	if (!gw.shared) {
-		(void)child_start(lk, params);
+		if (child_start(lk, params) == NULL) {
+			send_error(lk, id, MCP_RPC_INTERNAL_ERROR,
+			    "out of memory");
+			json_decref(lk->init_id);
+			lk->init_id = NULL;
+		}
 		return;
 	}
 	if (gw.one == NULL && !ev_is_active(&gw.restart))
