@@ -293,12 +293,72 @@ MCP_EXTERN int		 mcp_server_on_roots_changed(mcp_server *srv,
 			    mcp_roots_fn fn, void *udata,
 			    void (*udata_free)(void *));
 
+/* ---- Sessions (mcp_call_session(3)) ----------------------------------- */
+
+/* What a call knows of its session: its id and transport, the
+ * negotiated version, the client's clientInfo and capabilities, the
+ * identity it was opened with, and the user data the open hook gave.
+ * Never changes once open; valid inside a callback until it returns, and
+ * in the hooks below until the close hook returns. */
+typedef struct mcp_session mcp_session;
+
+/* Runs on the loop thread when a session opens: after initialize was
+ * accepted (before its answer goes), or at the first request of a
+ * stateless one. Returns the session's data (may be NULL), which the
+ * callbacks read with mcp_call_session_data from worker threads, so it
+ * must be safe to use from several at once. Must not block. */
+typedef void	*(*mcp_session_open_fn)(mcp_session *sess, void *udata);
+/* Runs on the loop thread once the session has ended and the last
+ * callback of its has returned, once for each open: frees DATA. */
+typedef void	 (*mcp_session_close_fn)(mcp_session *sess, void *data,
+		    void *udata);
+
+/* Sets the hooks (either may be NULL; both NULL removes them). UDATA is
+ * handed to both and freed with UDATA_FREE when replaced, on
+ * mcp_server_free, or at once if this fails. Not in relay mode. Before
+ * run. */
+MCP_EXTERN int		 mcp_server_on_session(mcp_server *srv,
+			    mcp_session_open_fn open_fn,
+			    mcp_session_close_fn close_fn, void *udata,
+			    void (*udata_free)(void *));
+
+/* The session's id (Mcp-Session-Id, the legacy sessionId), "stdio", or
+ * "" for a stateless request; its transport: "stdio", "sse" or
+ * "streamable"; its protocol version ("2025-06-18"). Static or the
+ * session's: valid as long as SESS. Any thread. */
+MCP_EXTERN const char	*mcp_session_id(mcp_session *sess);
+MCP_EXTERN const char	*mcp_session_transport(mcp_session *sess);
+MCP_EXTERN const char	*mcp_session_protocol(mcp_session *sess);
+/* The clientInfo and capabilities the client sent in initialize, NULL
+ * when it sent none (stateless). Borrowed and read-only: copy them
+ * (json_deep_copy) to keep them. Any thread. */
+MCP_EXTERN const json_t	*mcp_session_client_info(mcp_session *sess);
+MCP_EXTERN const json_t	*mcp_session_client_capabilities(
+			    mcp_session *sess);
+/* The subject and claims the authentication hook gave for the request
+ * that opened the session (mcp_server_set_auth(3)); NULL when none.
+ * Borrowed, read-only. Any thread. */
+MCP_EXTERN const char	*mcp_session_identity(mcp_session *sess);
+MCP_EXTERN const json_t	*mcp_session_identity_claims(mcp_session *sess);
+/* What the open hook returned; NULL before it has run. */
+MCP_EXTERN void		*mcp_session_data(mcp_session *sess);
+
 /* ---- The call context (worker thread, inside the callback only) ------- */
 
 /* The user data of the tool, resource, template, prompt or completion
  * callback; the tool's name (NULL outside tools/call). */
 MCP_EXTERN void		*mcp_call_udata(mcp_call *call);
 MCP_EXTERN const char	*mcp_call_tool(mcp_call *call);
+/* The call's session (never NULL inside a callback), and the data its
+ * open hook gave (mcp_call_session(3)). */
+MCP_EXTERN mcp_session	*mcp_call_session(mcp_call *call);
+MCP_EXTERN void		*mcp_call_session_data(mcp_call *call);
+/* Over HTTP with an authentication hook: the subject and claims of the
+ * request that made this call (a refreshed token's, same subject as the
+ * session's); NULL on stdio, without a hook, or when it set none.
+ * Borrowed and read-only, until the callback returns. */
+MCP_EXTERN const char	*mcp_call_identity(mcp_call *call);
+MCP_EXTERN const json_t	*mcp_call_identity_claims(mcp_call *call);
 /* The URI being read, or the ref/resource URI being completed; the
  * prompt being got, or the ref/prompt being completed; else NULL. */
 MCP_EXTERN const char	*mcp_call_uri(mcp_call *call);

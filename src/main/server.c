@@ -338,6 +338,8 @@ mcp_server_free(mcp_server *srv)
 		return;
 	mcp__registry_free(&srv->reg);
 	mcp__features_free(srv);
+	if (srv->sess_free != NULL)
+		srv->sess_free(srv->sess_udata);
 	ev_loop_destroy(srv->loop);
 	free(srv->name);
 	free(srv->version);

@@ -36,6 +36,7 @@ mcp__call_free(struct mcp_call *c)
 	json_decref(c->structured);
 	mcp__tool_unref(c->tool);
 	mcp__feat_unref(c->feat);
+	mcp__identity_unref(c->ident);
 	free(c->description);
 	free(c->method);
 	free(c->rpc_msg);
@@ -65,6 +66,36 @@ json_t *
 mcp_call_args(mcp_call *call)
 {
 	return call->args;
+}
+
+/*
+ * Who is calling. c->info is the session's struct mcp_session, complete
+ * before the call was queued and unchanged since (session.c); c->ident
+ * is the identity of the request that made the call. Both outlive the
+ * call, so these read them without a lock.
+ */
+mcp_session *
+mcp_call_session(mcp_call *call)
+{
+	return call->info;
+}
+
+void *
+mcp_call_session_data(mcp_call *call)
+{
+	return call->info != NULL ? call->info->data : NULL;
+}
+
+const char *
+mcp_call_identity(mcp_call *call)
+{
+	return call->ident != NULL ? call->ident->subject : NULL;
+}
+
+const json_t *
+mcp_call_identity_claims(mcp_call *call)
+{
+	return call->ident != NULL ? call->ident->claims : NULL;
 }
 
 int
@@ -1002,7 +1033,7 @@ feature_run(struct mcp_call *c)
 	if (mcp_call_cancelled(c))
 		return;
 	mcp__lctx.id = c->id;
-	mcp__lctx.sid = c->sess != NULL ? c->sess->id : NULL;
+	mcp__lctx.sid = c->info != NULL ? c->info->id : NULL;
 	mcp__lctx.rid = c->rid;
 	mcp__lctx.tool = NULL;
 	c->role = "user";
@@ -1107,7 +1138,7 @@ mcp__call_run(struct mcp_call *c)
 	if (mcp_call_cancelled(c))
 		return;
 	mcp__lctx.id = c->id;
-	mcp__lctx.sid = c->sess != NULL ? c->sess->id : NULL;
+	mcp__lctx.sid = c->info != NULL ? c->info->id : NULL;
 	mcp__lctx.rid = c->rid;
 	mcp__lctx.tool = c->tool->name;
 	/* Built here, so the allocations and frees stay on this thread. */

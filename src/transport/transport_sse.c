@@ -46,6 +46,7 @@ static const struct session_ops sse_ops = {
 	NULL,
 	NULL,
 	sse_end,
+	MT_SSE,
 };
 
 static struct sse_stream *

@@ -118,6 +118,7 @@ static const struct session_ops st_ops = {
 	st_hold,
 	st_close,
 	st_end,
+	MT_STREAMABLE,
 };
 
 static uint64_t
