@@ -343,6 +343,46 @@ MCP_EXTERN const json_t	*mcp_session_identity_claims(mcp_session *sess);
 /* What the open hook returned; NULL before it has run. */
 MCP_EXTERN void		*mcp_session_data(mcp_session *sess);
 
+/* ---- Authentication (mcp_server_set_auth(3)) --------------------------- */
+
+/* One HTTP request's bearer token being checked: the hook reports
+ * through the setters below. Valid only inside the hook. */
+typedef struct mcp_auth mcp_auth;
+
+/* What the hook answers. */
+#define MCP_AUTH_OK		0	/* let the request in */
+#define MCP_AUTH_INVALID	401	/* no valid token: 401 invalid_token */
+#define MCP_AUTH_FORBIDDEN	403	/* valid, not allowed: 403
+					 * insufficient_scope */
+
+/* Checks TOKEN (what follows "Authorization: Bearer "), on the loop
+ * thread, for every HTTP request that carries one: it must be fast, or
+ * cache what it verified. */
+typedef int	(*mcp_auth_fn)(mcp_auth *auth, const char *token,
+		    void *udata);
+
+/* Sets the hook: over HTTP, a request without a bearer token gets 401,
+ * and one with a token gets what FN answers. It replaces --auth-token
+ * and --auth-token-file. FN NULL removes it. UDATA as for
+ * mcp_tool_register. Before run. */
+MCP_EXTERN int		 mcp_server_set_auth(mcp_server *srv, mcp_auth_fn fn,
+			    void *udata, void (*udata_free)(void *));
+/* Inside the hook: who the token names (copied; a session stays bound
+ * to it), and its claims (stolen, even on failure; NULL is out of
+ * memory), read by callbacks through mcp_call_identity(3). */
+MCP_EXTERN int		 mcp_auth_set_subject(mcp_auth *auth,
+			    const char *subject);
+MCP_EXTERN int		 mcp_auth_set_claims_new(mcp_auth *auth,
+			    json_t *claims);
+/* Inside the hook: the challenge's error_description and, for 403, the
+ * scope the request needs (copied; default --auth-scopes). */
+MCP_EXTERN int		 mcp_auth_set_error(mcp_auth *auth,
+			    const char *description);
+MCP_EXTERN int		 mcp_auth_set_scope(mcp_auth *auth, const char *scope);
+/* Inside the hook: a header of the request (NULL when absent), e.g.
+ * Mcp-Session-Id to cache by session. Borrowed until it returns. */
+MCP_EXTERN const char	*mcp_auth_header(mcp_auth *auth, const char *name);
+
 /* ---- The call context (worker thread, inside the callback only) ------- */
 
 /* The user data of the tool, resource, template, prompt or completion

@@ -435,6 +435,32 @@ mcp_server_set_max_message(mcp_server *srv, size_t bytes)
 	return MCP_OK;
 }
 
+/*
+ * The authentication hook lives in the HTTP configuration beside the
+ * static token it replaces; the daemon calls it (transport/http.c).
+ */
+int
+mcp_server_set_auth(mcp_server *srv, mcp_auth_fn fn, void *udata,
+    void (*udata_free)(void *))
+{
+	struct http_conf	*c;
+
+	if (srv == NULL || srv->running) {
+		if (udata_free != NULL)
+			udata_free(udata);
+		return srv == NULL ? MCP_ENOMEM : MCP_ESTATE;
+	}
+	c = &mcp__host(srv)->hconf;
+	if (c->auth_free != NULL)
+		c->auth_free(c->auth_udata);
+	c->auth_fn = fn;
+	c->auth_udata = fn != NULL ? udata : NULL;
+	c->auth_free = fn != NULL ? udata_free : NULL;
+	if (fn == NULL && udata_free != NULL)
+		udata_free(udata);
+	return MCP_OK;
+}
+
 /* "ADDR:PORT[/base/path]": the path becomes the base path. */
 static int
 listen_http(struct host *host, const char *rest)
