@@ -179,6 +179,10 @@ compile_app bench/floor-stdio.c "$MCP_BUILD/floor-stdio"
 compile_app bench/progress-server.c "$MCP_BUILD/progress-server"
 compile_app examples/conformance-server.c "$MCP_BUILD/conformance-server"
 compile_app test/sdrun.c "$MCP_BUILD/sdrun"
+# Built only where libcrypto is (configure).
+if [ -x "$MCP_BUILD/who-server" ]; then
+	compile_app test/who-server.c "$MCP_BUILD/who-server"
+fi
 for f in test/t_*.c; do
 	compile_app "$f" "$MCP_BUILD/$(basename "$f" .c)"
 done
