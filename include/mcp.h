@@ -329,9 +329,9 @@ MCP_EXTERN int		 mcp_server_on_session(mcp_server *srv,
 MCP_EXTERN const char	*mcp_session_id(mcp_session *sess);
 MCP_EXTERN const char	*mcp_session_transport(mcp_session *sess);
 MCP_EXTERN const char	*mcp_session_protocol(mcp_session *sess);
-/* The clientInfo and capabilities the client sent in initialize, NULL
- * when it sent none (stateless). Borrowed and read-only: copy them
- * (json_deep_copy) to keep them. Any thread. */
+/* The clientInfo and capabilities the client sent in initialize (NULL
+ * and {} when it left them out; NULL for a stateless request). Borrowed
+ * and read-only: copy them (json_deep_copy) to keep them. Any thread. */
 MCP_EXTERN const json_t	*mcp_session_client_info(mcp_session *sess);
 MCP_EXTERN const json_t	*mcp_session_client_capabilities(
 			    mcp_session *sess);
@@ -343,7 +343,7 @@ MCP_EXTERN const json_t	*mcp_session_identity_claims(mcp_session *sess);
 /* What the open hook returned; NULL before it has run. */
 MCP_EXTERN void		*mcp_session_data(mcp_session *sess);
 
-/* ---- Authentication (mcp_server_set_auth(3)) --------------------------- */
+/* ---- Authentication (mcp_server_set_auth(3)) -------------------------- */
 
 /* One HTTP request's bearer token being checked: the hook reports
  * through the setters below. Valid only inside the hook. */
