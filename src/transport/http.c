@@ -807,7 +807,7 @@ mcp__http_identify(struct http *h, struct MHD_Connection *conn,
     struct session *s, const char *origin, enum MHD_Result *rc)
 {
 	if (!mcp__identity_same(h->ident, s->ident)) {
-		MCP_LOG(MCP_LOG_NOTICE, "http: 403: session %.8s belongs to "
+		MCP_LOG(MCP_LOG_INFO, "http: 403: session %.8s belongs to "
 		    "another identity", s->id);
 		*rc = mcp__http_reply_rpc(conn, 403, MCP_RPC_INVALID_REQUEST,
 		    "Forbidden: the session belongs to another identity",
