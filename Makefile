@@ -276,6 +276,7 @@ bench: all
 	@bench/run-streamable.sh
 	@bench/run-metrics.sh
 	@bench/run-client.sh
+	@bench/run-gateway.sh
 	@bench/idle-sse.sh
 	@bench/idle-streamable.sh
 
