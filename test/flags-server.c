@@ -2,7 +2,8 @@
  * flags-server: the server of test/flags.sh, a flag of each type beside
  * the standard command line (mcp_server_add_flag(3)). Its one tool,
  * "flags", reads every flag on a worker thread and answers with their
- * values, one "name=value" a line. FLAGS_SERVER_PREFIX, when set, is
+ * values, one "name=value" a line, and MCP_HTTP's as it sees it then.
+ * FLAGS_SERVER_PREFIX, when set, is
  * its variables' prefix instead of the default FLAGS_TEST_. Built by the
  * Makefile, never installed; the public header only.
  */
@@ -15,18 +16,20 @@ static void
 flags(mcp_call *call)
 {
 	mcp_server	*srv = mcp_call_udata(call);
-	const char	*db, *token;
+	const char	*db, *token, *http;
 
 	db = mcp_server_flag_str(srv, "db");
 	token = mcp_server_flag_str(srv, "token");
+	http = getenv("MCP_HTTP");
 	mcp_result_textf(call, "db=%s\nport=%lld\nport-text=%s\n"
-	    "readonly=%d\ncache=%d\ntoken=%s\nquiet-sql=%d\n",
+	    "readonly=%d\ncache=%d\ntoken=%s\nquiet-sql=%d\nMCP_HTTP=%s\n",
 	    db != NULL ? db : "(none)", mcp_server_flag_int(srv, "port"),
 	    mcp_server_flag_str(srv, "port"),
 	    mcp_server_flag_bool(srv, "readonly"),
 	    mcp_server_flag_bool(srv, "cache"),
 	    token != NULL ? token : "(none)",
-	    mcp_server_flag_bool(srv, "quiet-sql"));
+	    mcp_server_flag_bool(srv, "quiet-sql"),
+	    http != NULL ? http : "(unset)");
 }
 
 int

@@ -55,7 +55,8 @@ has "$tmp/help" "Options of flags-server:"
 ok $? "a section for the server's own flags" "$tmp/help"
 for line in \
     "  --db VALUE              the database file (required; env FLAGS_TEST_DB)" \
-    "  --port N                the database server's port (default: 5432; env" \
+    "  --port N                the database server's port (default: 5432;" \
+    "                          env FLAGS_TEST_PORT)" \
     "  --readonly              refuse every write (env FLAGS_TEST_READONLY)" \
     "  --token VALUE           the API token (env FLAGS_API_TOKEN)" \
     "  --quiet-sql             log no SQL"; do
@@ -166,6 +167,9 @@ timeout 20 "$CALL" --url "http://127.0.0.1:${port:-1}/mcp" call flags \
 ok $? "mcp-call --url http://127.0.0.1:$port/mcp call flags" "$tmp/url.err"
 grep -qxF db=http.db "$tmp/url"
 ok $? "that port is the server's: db=http.db" "$tmp/url"
+grep -qxF 'MCP_HTTP=(unset)' "$tmp/url"
+ok $? "MCP_HTTP is out of its environment once read (its children's)" \
+    "$tmp/url"
 stop "$pid"
 pid=
 [ "$status" = 0 ]

@@ -117,7 +117,7 @@ clear_env(void)
 	    "T_READONLY", "T_NAME", "DB", "X9_DB", "MY_DB", "MCP_WORKERS",
 	    "MCP_GRACE_MS", "MCP_DRAIN_TIMEOUT", "MCP_ALLOW_HOST",
 	    "MCP_STATELESS", "MCP_LOG_LEVEL", "MCP_MAX_MESSAGE",
-	    "MCP_METRICS", "MCP_STDIO", NULL };
+	    "MCP_METRICS", "MCP_STDIO", "MCP_METRICS_LISTEN", NULL };
 	int	 i;
 
 	for (i = 0; vars[i] != NULL; i++)
@@ -581,6 +581,20 @@ standard(void)
 	is_int(mcp_log_get_level(), MCP_LOG_INFO, "the level is info");
 	mcp_server_free(srv);
 	clear_env();
+
+	setenv("MCP_METRICS_LISTEN", "127.0.0.1:0", 1);
+	srv = server();
+	h = mcp__host(srv);
+	is_int(run(srv, ARGV("--db", "a")), MCP_OK,
+	    "MCP_METRICS_LISTEN=127.0.0.1:0, beside stdio");
+	ok(h->hconf.metrics_listen != NULL &&
+	    strcmp(h->hconf.metrics_listen, "127.0.0.1:0") == 0,
+	    "metrics listen on 127.0.0.1:0");
+	ok(strstr(err, "metrics on http://127.0.0.1:") != NULL,
+	    "and it listened there");
+	ok(getenv("MCP_METRICS_LISTEN") == NULL,
+	    "MCP_METRICS_LISTEN is out of the environment, for children");
+	mcp_server_free(srv);
 
 	setenv("MCP_STDIO", "no", 1);
 	srv = server();

@@ -255,8 +255,9 @@ add_flag_help(struct buf *b, struct host *host, const struct appflag *f)
 		rc = addf(&t, "required; ");
 	else if (rc == MCP_OK && f->def != NULL)
 		rc = addf(&t, "default: %s; ", f->def);
+	/* \001: a space the lines are not broken at. */
 	if (rc == MCP_OK && env[0] != '\0')
-		rc = addf(&t, "env %s; ", env);
+		rc = addf(&t, "env\001%s; ", env);
 	if (rc != MCP_OK)
 		goto out;
 	/* The last "; " becomes ")", or the " (" goes when it holds none. */
@@ -289,8 +290,8 @@ add_flag_help(struct buf *b, struct host *host, const struct appflag *f)
 			rc = mcp__buf_addc(b, ' ');
 			col++;
 		}
-		if (rc == MCP_OK)
-			rc = mcp__buf_add(b, p, wl);
+		for (; rc == MCP_OK && p < q; p++)
+			rc = mcp__buf_addc(b, *p == '\001' ? ' ' : *p);
 		col += wl;
 		first = 0;
 	}
@@ -624,6 +625,13 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 			    f->name);
 		goto usage;
 	}
+	/*
+	 * An address to listen on is this process's alone, as systemd's
+	 * LISTEN_FDS are: a child that is a libmcp server too (mcp-gateway
+	 * runs them) would bind it, or serve HTTP instead of its stdio.
+	 */
+	unsetenv("MCP_HTTP");
+	unsetenv("MCP_METRICS_LISTEN");
 	free(opts);
 	free(seen);
 	opts = NULL;
