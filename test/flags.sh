@@ -8,7 +8,8 @@
 # a missing required flag or a bad value exits 2 naming it; and the
 # standard options from the environment: MCP_HTTP really listens,
 # MCP_LOG_LEVEL sets the level, MCP_MAX_MESSAGE the size limit, the
-# command line winning over each. Prints TAP.
+# command line winning over each; mcp-gateway configured by MCP_HTTP does
+# not hand it to its child. Prints TAP.
 cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
 
@@ -176,6 +177,27 @@ pid=
 ok $? "SIGTERM: it exits 0 (status $status)" "$tmp/http.err"
 [ ! -s "$tmp/http.out" ]
 ok $? "nothing on stdout: HTTP only, no stdio" "$tmp/http.out"
+
+# mcp-gateway configured the same way: its child, a libmcp server on
+# stdio, must not take the gateway's MCP_HTTP for its own.
+GW=$MCP_BUILD/mcp-gateway
+if [ -x "$GW" ]; then
+	MCP_HTTP=127.0.0.1:0 "$GW" -- "$S" --db child.db < /dev/null \
+	    > "$tmp/gw.out" 2> "$tmp/gw.err" &
+	pid=$!
+	port=$(logged_port "$tmp/gw.err" "$pid")
+	timeout 20 "$CALL" --url "http://127.0.0.1:${port:-1}/mcp" call flags \
+	    > "$tmp/gw" 2> "$tmp/gw.call"
+	ok $? "MCP_HTTP=127.0.0.1:0 mcp-gateway -- flags-server: a call" \
+	    "$tmp/gw.call"
+	grep -qxF db=child.db "$tmp/gw" && grep -qxF 'MCP_HTTP=(unset)' "$tmp/gw"
+	ok $? "answered by the child, on stdio, without MCP_HTTP" "$tmp/gw"
+	stop "$pid"
+	pid=
+else
+	echo "ok $((n + 1)) - # SKIP $GW not built"
+	n=$((n + 1))
+fi
 
 exits 0 "$S" --db x
 ! has "$tmp/err" "info: "
