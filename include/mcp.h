@@ -158,10 +158,11 @@ MCP_EXTERN int		 mcp_server_run(mcp_server *srv) MCP_WUR;
  * and async-signal-safe. */
 MCP_EXTERN void		 mcp_server_stop(mcp_server *srv);
 
-/* The standard command line (mcp_server_main(3)): parses ARGV, listens
- * and runs. Returns MCP_OK after a clean run or after --help/--version,
- * MCP_EUSAGE on a bad command line (usage went to stderr), or another
- * MCP_E* code. */
+/* The standard command line (mcp_server_main(3)) and the application's
+ * flags: parses ARGV, then the environment (MCP_HTTP for --http) for
+ * what ARGV left alone, listens and runs. Returns MCP_OK after a clean
+ * run or after --help/--version, MCP_EUSAGE on a bad command line (usage
+ * went to stderr; exit 2), or another MCP_E* code. */
 MCP_EXTERN int		 mcp_server_main(mcp_server *srv, int argc,
 			    char *argv[]);
 
