@@ -70,7 +70,8 @@ SERVER_SRCS = src/server/registry.c src/server/features.c \
 CLIENT_SRCS = src/client/client.c src/client/stdio.c src/client/http.c
 TRANSPORT_SRCS = src/transport/transport_stdio.c src/transport/http.c \
 	src/transport/transport_sse.c src/transport/transport_streamable.c
-MAIN_SRCS = src/main/server.c src/main/cli.c src/main/options.c
+MAIN_SRCS = src/main/server.c src/main/cli.c src/main/options.c \
+	src/main/flags.c
 SRCS = $(CORE_SRCS) $(RPC_SRCS) $(SERVER_SRCS) $(CLIENT_SRCS) \
 	$(TRANSPORT_SRCS) $(MAIN_SRCS)
 # The internal headers, one (or two) a layer; any change rebuilds all.
@@ -84,7 +85,7 @@ PICS = $(SRCS:src/%.c=$(B)/pic/%.o)
 TOOLS = $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-gateway $(B)/mcp-bench $(B)/floor-stdio $(B)/floor-http \
 	$(B)/progress-server $(B)/conformance-server $(B)/client-bench
 UNIT_TESTS = $(B)/t_schema $(B)/t_jsonrpc $(B)/t_registry $(B)/t_pool \
-	$(B)/t_template $(B)/t_faults
+	$(B)/t_template $(B)/t_faults $(B)/t_flags
 
 # The libFuzzer harnesses (test/fuzz/NAME.c), built with clang.
 FUZZERS = json dispatch stdio schema template http client
@@ -107,7 +108,7 @@ configure: configure.ac include/mcp.h
 	@touch configure
 
 build: $(B)/libmcp.a $(B)/libmcp.so $(TOOLS) $(UNIT_TESTS) $(B)/feat-server $(B)/sdrun \
-	$(B)/client-api
+	$(B)/client-api $(B)/flags-server
 
 $(B)/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(@D)
@@ -177,6 +178,12 @@ $(B)/conformance-server: examples/conformance-server.c $(B)/libmcp.a
 
 # The server of test/features2.mjs: built, never installed.
 $(B)/feat-server: test/feat-server.c $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+# The server of test/flags.sh, a flag of each type: built, never
+# installed.
+$(B)/flags-server: test/flags-server.c $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 

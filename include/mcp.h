@@ -158,12 +158,47 @@ MCP_EXTERN int		 mcp_server_run(mcp_server *srv) MCP_WUR;
  * and async-signal-safe. */
 MCP_EXTERN void		 mcp_server_stop(mcp_server *srv);
 
-/* The standard command line (mcp_server_main(3)): parses ARGV, listens
- * and runs. Returns MCP_OK after a clean run or after --help/--version,
- * MCP_EUSAGE on a bad command line (usage went to stderr), or another
- * MCP_E* code. */
+/* The standard command line (mcp_server_main(3)) and the application's
+ * flags: parses ARGV, then the environment (MCP_HTTP for --http) for
+ * what ARGV left alone, listens and runs. Returns MCP_OK after a clean
+ * run or after --help/--version, MCP_EUSAGE on a bad command line (usage
+ * went to stderr; exit 2), or another MCP_E* code. */
 MCP_EXTERN int		 mcp_server_main(mcp_server *srv, int argc,
 			    char *argv[]);
+
+/* ---- The application's flags (mcp_server_add_flag(3)) ---------------- */
+
+/* TYPE of a flag, or'ed with MCP_FLAG_REQUIRED. Append-only. */
+#define MCP_FLAG_STR		1	/* --name VALUE */
+#define MCP_FLAG_INT		2	/* --name N: decimal, a long long */
+#define MCP_FLAG_BOOL		3	/* --name, --name=false */
+#define MCP_FLAG_REQUIRED	0x100	/* missing: a usage error */
+
+/* Adds --NAME (lower-case letters, digits, '-') to the command line of
+ * mcp_server_main and to its --help, with HELP. DEF is the default, as
+ * it would be written on the command line (NULL: none). The variable
+ * PREFIX_NAME sets it too. Strings are copied. Setup thread. */
+MCP_EXTERN int		 mcp_server_add_flag(mcp_server *srv,
+			    const char *name, int type, const char *def,
+			    const char *help) MCP_WUR;
+/* The prefix of the flags' variables (copied; "" for none). The default
+ * is the server's name in capitals, '_' for anything but letters and
+ * digits: "my-db" reads --path from MY_DB_PATH. Setup thread. */
+MCP_EXTERN int		 mcp_server_set_env_prefix(mcp_server *srv,
+			    const char *prefix);
+/* The variable of flag NAME instead (copied; NULL: none). Setup. */
+MCP_EXTERN int		 mcp_server_set_flag_env(mcp_server *srv,
+			    const char *name, const char *var);
+/* A flag's value: the command line's, else the environment's, else the
+ * default. _str gives any flag's as text, NULL if none, valid until
+ * mcp_server_free. Any thread once mcp_server_main has parsed them: in
+ * every callback. */
+MCP_EXTERN const char	*mcp_server_flag_str(mcp_server *srv,
+			    const char *name);
+MCP_EXTERN long long	 mcp_server_flag_int(mcp_server *srv,
+			    const char *name);
+MCP_EXTERN int		 mcp_server_flag_bool(mcp_server *srv,
+			    const char *name);
 
 /* ---- Tools ------------------------------------------------------------ */
 
