@@ -87,7 +87,8 @@ MCP_EXTERN const char	*mcp_strerror(int code);
 /* The process: its loop, registry, worker pool and transports. */
 typedef struct mcp_server mcp_server;
 /* One tools/call in flight. Valid only inside the tool callback and on
- * the worker thread that runs it. */
+ * the worker thread that runs it; or, once deferred (mcp_call_defer),
+ * on the one thread at a time that holds it, until mcp_call_finish. */
 typedef struct mcp_call mcp_call;
 
 /* A tool callback. Runs on a worker thread; reports through mcp_result_*.
@@ -328,7 +329,25 @@ MCP_EXTERN int		 mcp_server_on_roots_changed(mcp_server *srv,
 			    mcp_roots_fn fn, void *udata,
 			    void (*udata_free)(void *));
 
-/* ---- The call context (worker thread, inside the callback only) ------- */
+/* ---- The call context (inside the callback, on its worker thread) ----- */
+
+/*
+ * Or on a deferred call (mcp_call_defer(3)), by the one thread that
+ * holds it: everything in this section and the next, until
+ * mcp_call_finish; mcp_call_cancelled from any thread.
+ */
+
+/* Inside the callback: the answer does not go when the callback
+ * returns, but when mcp_call_finish is called, from any thread. The
+ * worker is free once the callback returns; the call, its arguments
+ * included, stays valid, held by one thread at a time, until then. A
+ * cancelled or timed-out call must still be finished (it is freed, its
+ * answer dropped). MCP_OK (also twice), MCP_EINVAL. */
+MCP_EXTERN int		 mcp_call_defer(mcp_call *call);
+/* Any thread, exactly once per deferred call: serialises the answer set
+ * so far and hands it to the loop; CALL is invalid afterwards. MCP_OK,
+ * or MCP_ESTATE for a call that was not deferred (left untouched). */
+MCP_EXTERN int		 mcp_call_finish(mcp_call *call);
 
 /* The user data of the tool, resource, template, prompt or completion
  * callback; the tool's name (NULL outside tools/call). */

@@ -116,6 +116,7 @@ struct upd {
 	char		 uri[];
 };
 
+
 struct features {
 	pthread_mutex_t	 lock;		/* the lists */
 	struct table	 lists[FEAT_NKINDS];
@@ -221,6 +222,7 @@ struct mcp_call {
 	json_t		*args;		/* borrowed from params */
 	int		 has_nul;	/* a string in params holds \u0000 */
 	atomic_int	 cancelled;
+	atomic_int	 defer;		/* CALL_DEFER_*: mcp_call_defer */
 	int		 version;	/* negotiated, for result shapes */
 	int		 dropped;	/* loop: no response is to be sent */
 	int		 counted;	/* loop: its end was counted */
@@ -263,12 +265,30 @@ void	 mcp__content_mark(const struct mcp_call *c, struct content_mark *m)
 /* Restores M; returns RC. */
 int	 mcp__content_undo(struct mcp_call *c, const struct content_mark *m,
 	    int rc) MCP_HIDDEN;
+/*
+ * A deferred call (mcp_call_defer) moves through these, and the two
+ * threads that race at the end, its worker returning from the callback
+ * and whoever calls mcp_call_finish, settle it with one compare and
+ * swap each: the worker turns HELD into AWAY and lets go, or finds
+ * DONE and posts it; mcp_call_finish turns HELD into DONE and leaves
+ * the posting to the worker, or finds AWAY and posts it. Either way
+ * the call reaches the loop once, after its callback has returned.
+ */
+enum {
+	CALL_DEFER_NONE,	/* answered when the callback returns */
+	CALL_DEFER_HELD,	/* deferred; the callback is still running */
+	CALL_DEFER_AWAY,	/* deferred; the callback returned */
+	CALL_DEFER_DONE		/* finished before the callback returned */
+};
+
 struct mcp_call *mcp__call_new(void) MCP_HIDDEN;
 void	 mcp__call_free(struct mcp_call *c) MCP_HIDDEN;
 void	 mcp__call_serialise(struct mcp_call *c,
 	    int (*write)(struct mcp_call *, struct buf *)) MCP_HIDDEN;
-/* Worker: validates, runs the callback, serialises the response. */
-void	 mcp__call_run(struct mcp_call *c) MCP_HIDDEN;
+/* Worker: validates, runs the callback, serialises the response.
+ * Returns 0 when C is to be posted to the loop now, 1 when it is not
+ * the pool's to post (deferred: mcp__pool_post_deferred will). */
+int	 mcp__call_run(struct mcp_call *c) MCP_HIDDEN;
 
 /* ---- pool.c ----------------------------------------------------------- */
 
@@ -309,15 +329,20 @@ struct pool {
 	pthread_mutex_t	 clock;
 	struct mcp_call	*chead;
 	struct mcp_call	*ctail;
+	/* Deferred calls not yet posted, under clock: mcp__pool_stop
+	 * waits on DCOND for the last. */
+	int		 deferred;
+	int		 dwait;		/* mcp__pool_stop is waiting */
+	pthread_cond_t	 dcond;
 	struct ev_loop	*loop;
 	ev_async	*wake;
 	ev_timer	 grow;		/* loop: growth check, while queued */
-	void		(*run)(struct mcp_call *);	/* a worker's job */
+	int		(*run)(struct mcp_call *);	/* a worker's job */
 };
 
 int	 mcp__pool_start(struct pool *p, int core, int max, int max_queued,
 	    struct ev_loop *loop, ev_async *wake,
-	    void (*run)(struct mcp_call *)) MCP_HIDDEN;
+	    int (*run)(struct mcp_call *)) MCP_HIDDEN;
 /* Loop timer: adds workers when all are stuck on slow calls. */
 int	 mcp__pool_grow(struct pool *p, double grow_after) MCP_HIDDEN;
 /* Loop, after submitting: arms that timer (mcp__pool_grow) if idle. */
@@ -328,10 +353,16 @@ int	 mcp__pool_full(struct pool *p) MCP_HIDDEN;
 void	 mcp__pool_plug(struct pool *p) MCP_HIDDEN;
 /* Worker: hands a note (or finished call) to the loop. */
 void	 mcp__pool_post(struct pool *p, struct mcp_call *c) MCP_HIDDEN;
+/* Worker, in the callback: a call is deferred (counted until posted). */
+void	 mcp__pool_defer(struct pool *p) MCP_HIDDEN;
+/* Any thread: hands a deferred call, finished, to the loop. */
+void	 mcp__pool_post_deferred(struct pool *p, struct mcp_call *c)
+	    MCP_HIDDEN;
 void	 mcp__pool_unplug(struct pool *p) MCP_HIDDEN;
 /* Loop: the completed calls, oldest first. */
 struct mcp_call *mcp__pool_completions(struct pool *p) MCP_HIDDEN;
-/* Joins the workers; queued calls that never ran are returned too. */
+/* Joins the workers and waits for the deferred calls to be finished;
+ * queued calls that never ran are returned too. */
 struct mcp_call *mcp__pool_stop(struct pool *p) MCP_HIDDEN;
 
 /* ---- clientreq.c: requests to the client from a callback ------------- */
