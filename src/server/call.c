@@ -587,7 +587,7 @@ mcp_call_progress_token(mcp_call *call)
 	return call->progress_token;
 }
 
-static int
+int
 mcp__log_note(struct buf *b, int sys, const char *logger, const char *text)
 {
 	int	 rc;
@@ -1243,4 +1243,12 @@ mcp_call_finish(mcp_call *call)
 		    CALL_DEFER_DONE))
 			return MCP_OK;
 	}
+}
+
+const char *
+mcp_call_session_id(mcp_call *call)
+{
+	if (call == NULL || call->sess == NULL)
+		return "";
+	return mcp__session_addr(call->sess);
 }

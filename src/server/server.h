@@ -116,6 +116,30 @@ struct upd {
 	char		 uri[];
 };
 
+/*
+ * A message for one session or for all, queued from any thread by
+ * mcp_server_log, mcp_server_log_to, mcp_server_notify_list_changed_to
+ * and mcp_resource_notify_updated_to, and sent by notify_cb on the loop,
+ * in the order queued (list_changed to all and resources/updated to all
+ * are coalesced apart, in changed and uhead).
+ */
+enum notice_kind {
+	NOTICE_LOG,		/* TEXT: a notifications/message */
+	NOTICE_CHANGED,		/* LISTS: MCP_CHANGED_* */
+	NOTICE_UPDATED		/* TEXT: the uri */
+};
+
+struct notice {
+	struct notice	*next;
+	enum notice_kind kind;
+	int		 level;		/* LOG: its syslog level */
+	int		 lists;		/* CHANGED */
+	char		*sid;		/* NULL: every session */
+	char		*text;
+	size_t		 len;
+};
+
+#define MCP_MAX_NOTICES	4096	/* waiting for the loop, at most */
 
 struct features {
 	pthread_mutex_t	 lock;		/* the lists */
@@ -126,9 +150,16 @@ struct features {
 	mcp_roots_fn	 roots_fn;	/* roots/list_changed; set before run */
 	void		*roots_udata;
 	void		(*roots_free)(void *);
-	pthread_mutex_t	 nlock;		/* the two below */
+	pthread_mutex_t	 nlock;		/* the five below */
 	int		 changed;	/* MCP_CHANGED_* */
 	struct upd	*uhead;
+	struct notice	*nhead;		/* oldest first */
+	struct notice	*ntail;
+	int		 nnotices;
+	/* Initialized sessions by their public id (mcp_call_session_id),
+	 * struct session's addr: the loop adds and removes them, any thread
+	 * asks whether one is there. Under nlock. */
+	struct table	 addrs;
 	atomic_int	 live;		/* the loop is running */
 	ev_async	 notify;
 };
@@ -168,6 +199,11 @@ int	 mcp__annotations_for(const json_t *a, int version, json_t **out)
 	    MCP_HIDDEN;
 /* JSON text of an array of Icon objects, checked; NULL (logged) if bad. */
 json_t	*mcp__icons_parse(const char *text, const char *who) MCP_HIDDEN;
+struct session;
+/* Loop: S was initialized, and can be reached by its public id from
+ * now on; S is closing, and cannot. Each is done once (s->listed). */
+void	 mcp__notify_listen(struct session *s) MCP_HIDDEN;
+void	 mcp__notify_forget(struct session *s) MCP_HIDDEN;
 /* Loop: start and stop the notification watcher. */
 void	 mcp__features_start(struct mcp_server *srv) MCP_HIDDEN;
 void	 mcp__features_stop(struct mcp_server *srv) MCP_HIDDEN;
@@ -289,6 +325,10 @@ void	 mcp__call_serialise(struct mcp_call *c,
  * Returns 0 when C is to be posted to the loop now, 1 when it is not
  * the pool's to post (deferred: mcp__pool_post_deferred will). */
 int	 mcp__call_run(struct mcp_call *c) MCP_HIDDEN;
+/* Any thread: a notifications/message of syslog level SYS (LOGGER may
+ * be NULL) for the data TEXT, appended to B. */
+int	 mcp__log_note(struct buf *b, int sys, const char *logger,
+	    const char *text) MCP_HIDDEN;
 
 /* ---- pool.c ----------------------------------------------------------- */
 
@@ -411,6 +451,9 @@ struct session_ops {
 };
 
 struct session {
+	struct entry			 addr;		/* srv->feat.addrs; key:
+						   mcp__session_addr */
+	int				 listed;	/* in srv->feat.addrs */
 	struct mcp_server		*srv;
 	const struct session_ops	*ops;
 	void				*tdata;		/* the transport's */
@@ -446,6 +489,10 @@ struct session {
 
 struct session *mcp__session_new(struct mcp_server *srv,
 	    const struct session_ops *ops, void *tdata) MCP_HIDDEN;
+/* The id user code knows S by (mcp_call_session_id): the transport's
+ * (Mcp-Session-Id, the legacy sessionId), "stdio", or "" for a
+ * stateless session, which cannot be reached once its request ends. */
+const char *mcp__session_addr(const struct session *s) MCP_HIDDEN;
 /* The transport is gone: flag in-flight calls, drop their answers. */
 void	 mcp__session_close(struct session *s) MCP_HIDDEN;
 void	 mcp__session_unref(struct session *s) MCP_HIDDEN;
