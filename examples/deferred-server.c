@@ -249,12 +249,13 @@ remind(mcp_call *call)
 		mcp_result_error(call, "out of memory");
 		return;
 	}
+	/* Before the job is the timer thread's, which may free it at once. */
+	mcp_result_textf(call, "reminder for session %s in %lld ms",
+	    j->session, (long long)ms);
 	later(&j->at, ms);
 	pthread_mutex_lock(&lock);
 	schedule(j);
 	pthread_mutex_unlock(&lock);
-	mcp_result_textf(call, "reminder for session %s in %lld ms",
-	    j->session, (long long)ms);
 }
 
 static void
