@@ -9,7 +9,10 @@
  *
  * Thread rule: everything touching a session, a transport or the loop runs
  * on the loop thread. Workers see only their own struct mcp_call, the tool
- * it holds a reference to, and the two queues in struct pool.
+ * it holds a reference to, and the two queues in struct pool; so does a
+ * user's thread that holds a deferred call (mcp_call_defer), until
+ * mcp_call_finish posts it. Any thread may queue a message for the loop
+ * in struct features, under its nlock.
  */
 #ifndef MCP_SERVER_H
 #define MCP_SERVER_H
