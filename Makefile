@@ -83,7 +83,8 @@ OBJS = $(SRCS:src/%.c=$(B)/obj/%.o)
 PICS = $(SRCS:src/%.c=$(B)/pic/%.o)
 
 TOOLS = $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-gateway $(B)/mcp-bench $(B)/floor-stdio $(B)/floor-http \
-	$(B)/progress-server $(B)/conformance-server $(B)/client-bench
+	$(B)/progress-server $(B)/conformance-server $(B)/deferred-server \
+	$(B)/client-bench
 UNIT_TESTS = $(B)/t_schema $(B)/t_jsonrpc $(B)/t_registry $(B)/t_pool \
 	$(B)/t_template $(B)/t_faults $(B)/t_flags
 
@@ -173,6 +174,12 @@ $(B)/client-bench: bench/client-bench.c $(B)/libmcp.a
 # The conformance fixtures (examples/conformance-server.c): built, never
 # installed.
 $(B)/conformance-server: examples/conformance-server.c $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+# The example of calls finished later (examples/deferred-server.c, run by
+# test/deferred.sh): built, never installed.
+$(B)/deferred-server: examples/deferred-server.c $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 

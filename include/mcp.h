@@ -87,7 +87,8 @@ MCP_EXTERN const char	*mcp_strerror(int code);
 /* The process: its loop, registry, worker pool and transports. */
 typedef struct mcp_server mcp_server;
 /* One tools/call in flight. Valid only inside the tool callback and on
- * the worker thread that runs it. */
+ * the worker thread that runs it; or, once deferred (mcp_call_defer),
+ * on the one thread at a time that holds it, until mcp_call_finish. */
 typedef struct mcp_call mcp_call;
 
 /* A tool callback. Runs on a worker thread; reports through mcp_result_*.
@@ -328,7 +329,30 @@ MCP_EXTERN int		 mcp_server_on_roots_changed(mcp_server *srv,
 			    mcp_roots_fn fn, void *udata,
 			    void (*udata_free)(void *));
 
-/* ---- The call context (worker thread, inside the callback only) ------- */
+/* ---- The call context (inside the callback, on its worker thread) ----- */
+
+/*
+ * Or on a deferred call (mcp_call_defer(3)), by the one thread that
+ * holds it: everything in this section and the next, until
+ * mcp_call_finish; mcp_call_cancelled from any thread.
+ */
+
+/* Inside the callback: the answer does not go when the callback
+ * returns, but when mcp_call_finish is called, from any thread. The
+ * worker is free once the callback returns; the call, its arguments
+ * included, stays valid, held by one thread at a time, until then. A
+ * cancelled or timed-out call must still be finished (it is freed, its
+ * answer dropped). MCP_OK (also twice), MCP_EINVAL. */
+MCP_EXTERN int		 mcp_call_defer(mcp_call *call);
+/* Any thread, exactly once per deferred call: serialises the answer set
+ * so far and hands it to the loop; CALL is invalid afterwards. MCP_OK,
+ * or MCP_ESTATE for a call that was not deferred (left untouched). */
+MCP_EXTERN int		 mcp_call_finish(mcp_call *call);
+/* The id of the call's session, for mcp_server_log_to and the other
+ * *_to functions later, from any thread: the Mcp-Session-Id, the legacy
+ * sessionId or "stdio"; "" for a stateless request, which no later
+ * message can reach. Borrowed: copy it to keep it past the call. */
+MCP_EXTERN const char	*mcp_call_session_id(mcp_call *call);
 
 /* The user data of the tool, resource, template, prompt or completion
  * callback; the tool's name (NULL outside tools/call). */
@@ -472,6 +496,44 @@ MCP_EXTERN int		 mcp_result_completion(mcp_call *call,
 			    const char *value);
 MCP_EXTERN int		 mcp_result_completion_total(mcp_call *call,
 			    long long total, int has_more);
+
+/* ---- Notifications outside a call (mcp_server_log(3)) ----------------- */
+
+/*
+ * Any thread, at any time while the server runs (not after
+ * mcp_server_free has begun): queued to the loop, which sends them in
+ * the order queued. "_to" functions address one session by the id
+ * mcp_call_session_id gave, and return MCP_ENOENT when that session has
+ * ended (or never existed); the others go to every initialized session
+ * and return MCP_OK, also while the server is not running (then to
+ * nobody). MCP_ESTATE when 4096 messages are waiting for the loop
+ * already (the message is dropped). Strings are copied.
+ */
+
+/* notifications/message to every session, or to one, that lets LEVEL
+ * (as in mcp_log) through its logging/setLevel; LOGGER may be NULL. Also
+ * written to stderr at the process log level, as mcp_call_log does. */
+MCP_EXTERN int		 mcp_server_log(mcp_server *srv, int level,
+			    const char *logger, const char *fmt, ...)
+			    MCP_PRINTF(4, 5);
+MCP_EXTERN int		 mcp_server_log_to(mcp_server *srv,
+			    const char *session_id, int level,
+			    const char *logger, const char *fmt, ...)
+			    MCP_PRINTF(5, 6);
+/* notifications/{tools,resources,prompts}/list_changed, for each of the
+ * MCP_LIST_* bits in LISTS, to every session or to one. (Registering and
+ * removing while running sends them to every session already.) */
+#define MCP_LIST_TOOLS		0x01
+#define MCP_LIST_RESOURCES	0x02
+#define MCP_LIST_PROMPTS	0x04
+MCP_EXTERN int		 mcp_server_notify_list_changed(mcp_server *srv,
+			    int lists);
+MCP_EXTERN int		 mcp_server_notify_list_changed_to(mcp_server *srv,
+			    const char *session_id, int lists);
+/* notifications/resources/updated for URI to one session, if it is
+ * subscribed to URI (mcp_resource_notify_updated: to every one that is). */
+MCP_EXTERN int		 mcp_resource_notify_updated_to(mcp_server *srv,
+			    const char *session_id, const char *uri);
 
 /* ---- Relay (mcp_server_set_relay(3)) ---------------------------------- */
 

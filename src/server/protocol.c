@@ -283,6 +283,7 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 		    json_string(srv->instructions));
 	MCP_LOG(MCP_LOG_INFO, "session initialized: client asked %s, "
 	    "speaking %s", want, mcp__version_str(s->version));
+	mcp__notify_listen(s);
 	reply_result_new(s, bt, id, res);
 }
 
@@ -849,6 +850,7 @@ relay_request(struct session *s, struct batch *bt, struct rpc_fields *f,
 		s->caps = mcp__clientreq_caps(s);
 		s->client_info = json_incref(json_object_get(params,
 		    "clientInfo"));
+		mcp__notify_listen(s);
 	}
 	c->kind = CALL_RELAY;
 	c->id = json_incref(m->id);
