@@ -70,7 +70,8 @@ SERVER_SRCS = src/server/registry.c src/server/features.c \
 CLIENT_SRCS = src/client/client.c src/client/stdio.c src/client/http.c
 TRANSPORT_SRCS = src/transport/transport_stdio.c src/transport/http.c \
 	src/transport/transport_sse.c src/transport/transport_streamable.c
-MAIN_SRCS = src/main/server.c src/main/cli.c src/main/options.c
+MAIN_SRCS = src/main/server.c src/main/cli.c src/main/options.c \
+	src/main/flags.c
 SRCS = $(CORE_SRCS) $(RPC_SRCS) $(SERVER_SRCS) $(CLIENT_SRCS) \
 	$(TRANSPORT_SRCS) $(MAIN_SRCS)
 # The internal headers, one (or two) a layer; any change rebuilds all.
@@ -82,9 +83,10 @@ OBJS = $(SRCS:src/%.c=$(B)/obj/%.o)
 PICS = $(SRCS:src/%.c=$(B)/pic/%.o)
 
 TOOLS = $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-gateway $(B)/mcp-bench $(B)/floor-stdio $(B)/floor-http \
-	$(B)/progress-server $(B)/conformance-server $(B)/client-bench
+	$(B)/progress-server $(B)/conformance-server $(B)/deferred-server \
+	$(B)/client-bench
 UNIT_TESTS = $(B)/t_schema $(B)/t_jsonrpc $(B)/t_registry $(B)/t_pool \
-	$(B)/t_template $(B)/t_faults
+	$(B)/t_template $(B)/t_faults $(B)/t_flags
 
 # The libFuzzer harnesses (test/fuzz/NAME.c), built with clang.
 FUZZERS = json dispatch stdio schema template http client
@@ -111,7 +113,7 @@ configure: configure.ac include/mcp.h
 WHO_SERVER = $(if $(CRYPTO_LIBS),$(B)/who-server)
 
 build: $(B)/libmcp.a $(B)/libmcp.so $(TOOLS) $(UNIT_TESTS) $(B)/feat-server $(B)/sdrun \
-	$(B)/client-api $(WHO_SERVER)
+	$(B)/client-api $(B)/flags-server $(WHO_SERVER)
 
 $(B)/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(@D)
@@ -179,8 +181,20 @@ $(B)/conformance-server: examples/conformance-server.c $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 
+# The example of calls finished later (examples/deferred-server.c, run by
+# test/deferred.sh): built, never installed.
+$(B)/deferred-server: examples/deferred-server.c $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
 # The server of test/features2.mjs: built, never installed.
 $(B)/feat-server: test/feat-server.c $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+# The server of test/flags.sh, a flag of each type: built, never
+# installed.
+$(B)/flags-server: test/flags-server.c $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 
@@ -286,6 +300,7 @@ bench: all
 	@bench/run-streamable.sh
 	@bench/run-metrics.sh
 	@bench/run-client.sh
+	@bench/run-gateway.sh
 	@bench/idle-sse.sh
 	@bench/idle-streamable.sh
 

@@ -87,7 +87,8 @@ MCP_EXTERN const char	*mcp_strerror(int code);
 /* The process: its loop, registry, worker pool and transports. */
 typedef struct mcp_server mcp_server;
 /* One tools/call in flight. Valid only inside the tool callback and on
- * the worker thread that runs it. */
+ * the worker thread that runs it; or, once deferred (mcp_call_defer),
+ * on the one thread at a time that holds it, until mcp_call_finish. */
 typedef struct mcp_call mcp_call;
 
 /* A tool callback. Runs on a worker thread; reports through mcp_result_*.
@@ -158,12 +159,47 @@ MCP_EXTERN int		 mcp_server_run(mcp_server *srv) MCP_WUR;
  * and async-signal-safe. */
 MCP_EXTERN void		 mcp_server_stop(mcp_server *srv);
 
-/* The standard command line (mcp_server_main(3)): parses ARGV, listens
- * and runs. Returns MCP_OK after a clean run or after --help/--version,
- * MCP_EUSAGE on a bad command line (usage went to stderr), or another
- * MCP_E* code. */
+/* The standard command line (mcp_server_main(3)) and the application's
+ * flags: parses ARGV, then the environment (MCP_HTTP for --http) for
+ * what ARGV left alone, listens and runs. Returns MCP_OK after a clean
+ * run or after --help/--version, MCP_EUSAGE on a bad command line (usage
+ * went to stderr; exit 2), or another MCP_E* code. */
 MCP_EXTERN int		 mcp_server_main(mcp_server *srv, int argc,
 			    char *argv[]);
+
+/* ---- The application's flags (mcp_server_add_flag(3)) ---------------- */
+
+/* TYPE of a flag, or'ed with MCP_FLAG_REQUIRED. Append-only. */
+#define MCP_FLAG_STR		1	/* --name VALUE */
+#define MCP_FLAG_INT		2	/* --name N: decimal, a long long */
+#define MCP_FLAG_BOOL		3	/* --name, --name=false */
+#define MCP_FLAG_REQUIRED	0x100	/* missing: a usage error */
+
+/* Adds --NAME (lower-case letters, digits, '-') to the command line of
+ * mcp_server_main and to its --help, with HELP. DEF is the default, as
+ * it would be written on the command line (NULL: none). The variable
+ * PREFIX_NAME sets it too. Strings are copied. Setup thread. */
+MCP_EXTERN int		 mcp_server_add_flag(mcp_server *srv,
+			    const char *name, int type, const char *def,
+			    const char *help) MCP_WUR;
+/* The prefix of the flags' variables (copied; "" for none). The default
+ * is the server's name in capitals, '_' for anything but letters and
+ * digits: "my-db" reads --path from MY_DB_PATH. Setup thread. */
+MCP_EXTERN int		 mcp_server_set_env_prefix(mcp_server *srv,
+			    const char *prefix);
+/* The variable of flag NAME instead (copied; NULL: none). Setup. */
+MCP_EXTERN int		 mcp_server_set_flag_env(mcp_server *srv,
+			    const char *name, const char *var);
+/* A flag's value: the command line's, else the environment's, else the
+ * default. _str gives any flag's as text, NULL if none, valid until
+ * mcp_server_free. Any thread once mcp_server_main has parsed them: in
+ * every callback. */
+MCP_EXTERN const char	*mcp_server_flag_str(mcp_server *srv,
+			    const char *name);
+MCP_EXTERN long long	 mcp_server_flag_int(mcp_server *srv,
+			    const char *name);
+MCP_EXTERN int		 mcp_server_flag_bool(mcp_server *srv,
+			    const char *name);
 
 /* ---- Tools ------------------------------------------------------------ */
 
@@ -298,8 +334,9 @@ MCP_EXTERN int		 mcp_server_on_roots_changed(mcp_server *srv,
 /* What a call knows of its session: its id and transport, the
  * negotiated version, the client's clientInfo and capabilities, the
  * identity it was opened with, and the user data the open hook gave.
- * Never changes once open; valid inside a callback until it returns, and
- * in the hooks below until the close hook returns. */
+ * Never changes once open; valid inside a callback until it returns (a
+ * deferred call: until mcp_call_finish), and in the hooks below until
+ * the close hook returns. */
 typedef struct mcp_session mcp_session;
 
 /* Runs on the loop thread when a session opens: after initialize was
@@ -309,7 +346,8 @@ typedef struct mcp_session mcp_session;
  * must be safe to use from several at once. Must not block. */
 typedef void	*(*mcp_session_open_fn)(mcp_session *sess, void *udata);
 /* Runs on the loop thread once the session has ended and the last
- * callback of its has returned, once for each open: frees DATA. */
+ * call of its has returned (or, deferred, been finished), once for each
+ * open: frees DATA. */
 typedef void	 (*mcp_session_close_fn)(mcp_session *sess, void *data,
 		    void *udata);
 
@@ -383,7 +421,30 @@ MCP_EXTERN int		 mcp_auth_set_scope(mcp_auth *auth, const char *scope);
  * Mcp-Session-Id to cache by session. Borrowed until it returns. */
 MCP_EXTERN const char	*mcp_auth_header(mcp_auth *auth, const char *name);
 
-/* ---- The call context (worker thread, inside the callback only) ------- */
+/* ---- The call context (inside the callback, on its worker thread) ----- */
+
+/*
+ * Or on a deferred call (mcp_call_defer(3)), by the one thread that
+ * holds it: everything in this section and the next, until
+ * mcp_call_finish; mcp_call_cancelled from any thread.
+ */
+
+/* Inside the callback: the answer does not go when the callback
+ * returns, but when mcp_call_finish is called, from any thread. The
+ * worker is free once the callback returns; the call, its arguments
+ * included, stays valid, held by one thread at a time, until then. A
+ * cancelled or timed-out call must still be finished (it is freed, its
+ * answer dropped). MCP_OK (also twice), MCP_EINVAL. */
+MCP_EXTERN int		 mcp_call_defer(mcp_call *call);
+/* Any thread, exactly once per deferred call: serialises the answer set
+ * so far and hands it to the loop; CALL is invalid afterwards. MCP_OK,
+ * or MCP_ESTATE for a call that was not deferred (left untouched). */
+MCP_EXTERN int		 mcp_call_finish(mcp_call *call);
+/* The id of the call's session, for mcp_server_log_to and the other
+ * *_to functions later, from any thread: the Mcp-Session-Id, the legacy
+ * sessionId or "stdio"; "" for a stateless request, which no later
+ * message can reach. Borrowed: copy it to keep it past the call. */
+MCP_EXTERN const char	*mcp_call_session_id(mcp_call *call);
 
 /* The user data of the tool, resource, template, prompt or completion
  * callback; the tool's name (NULL outside tools/call). */
@@ -396,7 +457,7 @@ MCP_EXTERN void		*mcp_call_session_data(mcp_call *call);
 /* Over HTTP with an authentication hook: the subject and claims of the
  * request that made this call (a refreshed token's, same subject as the
  * session's); NULL on stdio, without a hook, or when it set none.
- * Borrowed and read-only, until the callback returns. */
+ * Borrowed and read-only, as long as the call. */
 MCP_EXTERN const char	*mcp_call_identity(mcp_call *call);
 MCP_EXTERN const json_t	*mcp_call_identity_claims(mcp_call *call);
 /* The URI being read, or the ref/resource URI being completed; the
@@ -537,6 +598,44 @@ MCP_EXTERN int		 mcp_result_completion(mcp_call *call,
 			    const char *value);
 MCP_EXTERN int		 mcp_result_completion_total(mcp_call *call,
 			    long long total, int has_more);
+
+/* ---- Notifications outside a call (mcp_server_log(3)) ----------------- */
+
+/*
+ * Any thread, at any time while the server runs (not after
+ * mcp_server_free has begun): queued to the loop, which sends them in
+ * the order queued. "_to" functions address one session by the id
+ * mcp_call_session_id gave, and return MCP_ENOENT when that session has
+ * ended (or never existed); the others go to every initialized session
+ * and return MCP_OK, also while the server is not running (then to
+ * nobody). MCP_ESTATE when 4096 messages are waiting for the loop
+ * already (the message is dropped). Strings are copied.
+ */
+
+/* notifications/message to every session, or to one, that lets LEVEL
+ * (as in mcp_log) through its logging/setLevel; LOGGER may be NULL. Also
+ * written to stderr at the process log level, as mcp_call_log does. */
+MCP_EXTERN int		 mcp_server_log(mcp_server *srv, int level,
+			    const char *logger, const char *fmt, ...)
+			    MCP_PRINTF(4, 5);
+MCP_EXTERN int		 mcp_server_log_to(mcp_server *srv,
+			    const char *session_id, int level,
+			    const char *logger, const char *fmt, ...)
+			    MCP_PRINTF(5, 6);
+/* notifications/{tools,resources,prompts}/list_changed, for each of the
+ * MCP_LIST_* bits in LISTS, to every session or to one. (Registering and
+ * removing while running sends them to every session already.) */
+#define MCP_LIST_TOOLS		0x01
+#define MCP_LIST_RESOURCES	0x02
+#define MCP_LIST_PROMPTS	0x04
+MCP_EXTERN int		 mcp_server_notify_list_changed(mcp_server *srv,
+			    int lists);
+MCP_EXTERN int		 mcp_server_notify_list_changed_to(mcp_server *srv,
+			    const char *session_id, int lists);
+/* notifications/resources/updated for URI to one session, if it is
+ * subscribed to URI (mcp_resource_notify_updated: to every one that is). */
+MCP_EXTERN int		 mcp_resource_notify_updated_to(mcp_server *srv,
+			    const char *session_id, const char *uri);
 
 /* ---- Relay (mcp_server_set_relay(3)) ---------------------------------- */
 

@@ -12,14 +12,22 @@
  * annotations and icons: the tool annotated (annotated content blocks,
  * and icons of its own) and decorate, which adds an annotated resource,
  * template and prompt at run time (so that features2's lists stay as
- * they are). Built by the Makefile as build/feat-server; uses the public
- * API only.
+ * they are). For test/deferred.mjs, notifications outside a call:
+ * session_id (mcp_call_session_id) and notify_to, which sends a log
+ * message, list_changed or resources/updated to the session it names,
+ * or to every session, and answers with the return code; and deferred
+ * calls that the example (examples/deferred-server.c) would not make:
+ * late, finished by a thread of its own that may ignore cancellation,
+ * finish_inside, deferred and finished before its callback returns, and
+ * finish_undeferred, mcp_call_finish on a call that was not deferred.
+ * Built by the Makefile as build/feat-server; uses the public API only.
  */
 #include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <mcp.h>
 
@@ -232,6 +240,156 @@ remove_tool(mcp_call *call)
 	if (mcp_args_unpack(call, "{s:s}", "name", &name) != MCP_OK)
 		return;
 	mcp_result_textf(call, "rc %d", mcp_tool_unregister(srv, name));
+}
+
+/*
+ * late {ms, text?, poll?}: a thread per call finishes it after MS ms:
+ * a progress notification and a log message first, from that thread,
+ * then TEXT. With POLL (the default) it stops early once the call is
+ * cancelled; without, it sets its result and finishes at the end all
+ * the same, which the library must drop. The threads are joined at
+ * the end of main.
+ */
+struct late {
+	mcp_call	*call;
+	long long	 ms;
+	int		 poll;
+	char		*text;
+};
+
+static pthread_mutex_t	 late_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_t	*late_threads;
+static size_t		 nlate, late_cap;
+
+static void *
+late_main(void *arg)
+{
+	struct late	*l = arg;
+	struct timespec	 ts = { 0, 5000000 };
+	long long	 waited;
+
+	mcp_call_progress(l->call, 0, (double)l->ms, "started");
+	mcp_call_log(l->call, MCP_LOG_INFO, "late", "finishing in %lld ms",
+	    l->ms);
+	for (waited = 0; waited < l->ms; waited += 5) {
+		if (l->poll && mcp_call_cancelled(l->call))
+			break;
+		nanosleep(&ts, NULL);
+	}
+	mcp_result_textf(l->call, "%s", l->text != NULL ? l->text : "late");
+	mcp_call_finish(l->call);
+	free(l->text);
+	free(l);
+	return NULL;
+}
+
+static void
+late(mcp_call *call)
+{
+	struct late	*l;
+	json_int_t	 ms;
+	const char	*text = NULL;
+	int		 poll = 1, rc;
+	pthread_t	*nt;
+
+	if (mcp_args_unpack(call, "{s:I, s?s, s?b}", "ms", &ms, "text", &text,
+	    "poll", &poll) != MCP_OK)
+		return;
+	l = calloc(1, sizeof(*l));
+	if (l == NULL || (text != NULL && (l->text = strdup(text)) == NULL)) {
+		free(l);
+		mcp_result_error(call, "out of memory");
+		return;
+	}
+	l->call = call;
+	l->ms = ms;
+	l->poll = poll;
+	pthread_mutex_lock(&late_lock);
+	if (nlate == late_cap) {
+		nt = realloc(late_threads, (late_cap * 2 + 8) * sizeof(*nt));
+		if (nt == NULL) {
+			pthread_mutex_unlock(&late_lock);
+			free(l->text);
+			free(l);
+			mcp_result_error(call, "out of memory");
+			return;
+		}
+		late_threads = nt;
+		late_cap = late_cap * 2 + 8;
+	}
+	mcp_call_defer(call);
+	rc = pthread_create(&late_threads[nlate], NULL, late_main, l);
+	if (rc == 0)
+		nlate++;
+	pthread_mutex_unlock(&late_lock);
+	if (rc != 0) {
+		mcp_result_errorf(call, "pthread_create: %s", strerror(rc));
+		mcp_call_finish(call);
+		free(l->text);
+		free(l);
+	}
+}
+
+/* Deferred, then finished before the callback returns. */
+static void
+finish_inside(mcp_call *call)
+{
+	int	 rc[2];
+
+	rc[0] = mcp_call_defer(call);
+	rc[1] = mcp_call_defer(call);
+	mcp_result_textf(call, "defer %d %d", rc[0], rc[1]);
+	mcp_call_finish(call);
+}
+
+/* mcp_call_finish on a call that was not deferred: refused. */
+static void
+finish_undeferred(mcp_call *call)
+{
+	mcp_result_textf(call, "finish %d", mcp_call_finish(call));
+}
+
+static void
+session_id(mcp_call *call)
+{
+	mcp_result_text(call, mcp_call_session_id(call));
+}
+
+/*
+ * notify_to {session?, what, level?, text?, uri?}: WHAT is log, tools,
+ * resources, prompts or updated; without SESSION, to every session
+ * (updated: mcp_resource_notify_updated). Answers "rc CODE".
+ */
+static void
+notify_to(mcp_call *call)
+{
+	const char	*sid = NULL, *what, *level = "notice", *text = "",
+			*uri = "test://watched-resource";
+	int		 lists = 0, rc;
+
+	if (mcp_args_unpack(call, "{s?s, s:s, s?s, s?s, s?s}", "session",
+	    &sid, "what", &what, "level", &level, "text", &text, "uri",
+	    &uri) != MCP_OK)
+		return;
+	if (strcmp(what, "tools") == 0)
+		lists = MCP_LIST_TOOLS;
+	else if (strcmp(what, "resources") == 0)
+		lists = MCP_LIST_RESOURCES;
+	else if (strcmp(what, "prompts") == 0)
+		lists = MCP_LIST_PROMPTS;
+	if (strcmp(what, "log") == 0)
+		rc = sid != NULL ? mcp_server_log_to(srv, sid,
+		    mcp_log_level_parse(level), "notify", "%s", text) :
+		    mcp_server_log(srv, mcp_log_level_parse(level), "notify",
+		    "%s", text);
+	else if (strcmp(what, "updated") == 0)
+		rc = sid != NULL ? mcp_resource_notify_updated_to(srv, sid,
+		    uri) : mcp_resource_notify_updated(srv, uri);
+	else if (sid != NULL)
+		rc = mcp_server_notify_list_changed_to(srv, sid, lists);
+	else
+		rc = mcp_server_notify_list_changed(srv, lists);
+	mcp_result_textf(call, "rc %d", rc);
 }
 
 /*
@@ -592,9 +750,31 @@ main(int argc, char *argv[])
 		    "resource, template and prompt", NULL, decorate, NULL,
 		    NULL);
 	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "session_id", "The id of this "
+		    "call's session", NULL, session_id, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "notify_to", "A notification to "
+		    "one session or to all", NULL, notify_to, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "late", "Finished after MS ms by a "
+		    "thread of its own", NULL, late, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "finish_inside", "Deferred and "
+		    "finished in its callback", NULL, finish_inside, NULL,
+		    NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "finish_undeferred", "Finishes a "
+		    "call it did not defer", NULL, finish_undeferred, NULL,
+		    NULL);
+	if (rc == MCP_OK)
 		rc = mcp_server_main(srv, argc, argv);
 	else
 		mcp_log(MCP_LOG_ERR, "setup: %s", mcp_strerror(rc));
+	/* mcp_server_main has waited for every deferred call's finish; the
+	 * threads that made them are ending. */
+	while (nlate > 0)
+		pthread_join(late_threads[--nlate], NULL);
+	free(late_threads);
 	mcp_server_free(srv);
 	free(last_roots);
 	return rc == MCP_OK ? 0 : rc == MCP_EUSAGE ? 2 : 1;

@@ -136,7 +136,7 @@ main(int argc, char *argv[])
 	int		 rc;
 
 	if (mcp_version_num() != MCP_VERSION_NUM)
-		return 2;
+		return 1;
 	srv = mcp_server_new("greeter", "1.2.3");
 	hello = malloc(6);
 	if (hello != NULL)
@@ -146,7 +146,7 @@ main(int argc, char *argv[])
 	if (rc == MCP_OK)
 		rc = mcp_server_main(srv, argc, argv);
 	mcp_server_free(srv);
-	return rc == MCP_OK ? 0 : 1;
+	return rc == MCP_OK ? 0 : rc == MCP_EUSAGE ? 2 : 1;
 }
 EOF
 
@@ -217,6 +217,12 @@ env -i PATH=/usr/bin:/bin ${ASAN_OPTIONS:+ASAN_OPTIONS=$ASAN_OPTIONS} \
     > "$tmp/ver" 2>&1
 grep -q "greeter 1.2.3 (libmcp $version)" "$tmp/ver"
 ok $? "greet --version" "$tmp/ver"
+# The skeleton's exit status: 2 for a bad command line, as mcp(7) says.
+"$tmp/greet" --no-such-flag < /dev/null > "$tmp/usage" 2>&1
+rc=$?
+echo "exit $rc" >> "$tmp/usage"
+[ "$rc" -eq 2 ] && grep -q 'usage: greet' "$tmp/usage"
+ok $? "greet --no-such-flag: the usage on stderr, exit 2" "$tmp/usage"
 
 # Static: the archive plus Libs.private must be enough.
 libs_static=$(pkg-config --static --libs mcp |

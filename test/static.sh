@@ -178,7 +178,9 @@ compile_app tools/mcp-bench.c "$MCP_BUILD/mcp-bench"
 compile_app bench/floor-stdio.c "$MCP_BUILD/floor-stdio"
 compile_app bench/progress-server.c "$MCP_BUILD/progress-server"
 compile_app examples/conformance-server.c "$MCP_BUILD/conformance-server"
+compile_app examples/deferred-server.c "$MCP_BUILD/deferred-server"
 compile_app test/sdrun.c "$MCP_BUILD/sdrun"
+compile_app test/flags-server.c "$MCP_BUILD/flags-server"
 # Built only where libcrypto is (configure).
 if [ -x "$MCP_BUILD/who-server" ]; then
 	compile_app test/who-server.c "$MCP_BUILD/who-server"

@@ -6,18 +6,25 @@
 # build/tsan/conformance-server takes the chaos client's traffic
 # (test/chaos.mjs: sessions, streams dropped and resumed, DELETE and
 # disconnects mid-call, requests to the client), then SIGTERM with calls
-# in flight. Asserts: no ThreadSanitizer report, every request answered,
-# exit 0 each time. Prints TAP only.
+# in flight. Deferred calls (test/deferred.mjs, against
+# build/tsan/deferred-server and build/tsan/feat-server, with the SDK
+# client on stdio and Streamable HTTP): finished by threads of the
+# user's while they are cancelled, time out and the server shuts down,
+# and notifications sent from any thread outside a call. Asserts: no
+# ThreadSanitizer report, every request answered, exit 0 each time.
+# Prints TAP only.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
 
 need_node
+need_sdk
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT HUP INT TERM
 B=build/tsan
 if ! make --no-print-directory SANITIZE=thread "$B/mcp-demo" \
-    "$B/conformance-server" >"$tmp/cc.log" 2>&1; then
+    "$B/conformance-server" "$B/deferred-server" "$B/feat-server" \
+    >"$tmp/cc.log" 2>&1; then
 	sed 's/^/# /' "$tmp/cc.log" | tail -20
 	bail "the ThreadSanitizer build (make SANITIZE=thread)"
 fi
@@ -74,4 +81,18 @@ got=$(cat "$tmp"/c?.out | grep -c 'slept 1500 ms')
 [ "$rc" -eq 0 ] && [ "$got" -eq 6 ]
 ok $? "HTTP --stateless: SIGTERM with 6 calls in flight: each answered ($got), exit 0 ($rc)"
 reports "$tmp/st.err" "HTTP stateless"
+
+# Deferred calls and notifications outside a call: the reports go to
+# files of their own (the servers' stderr is the Node script's), which
+# the script checks at its end.
+mkdir "$tmp/dtsan"
+DEFERRED_SERVER=$B/deferred-server FEAT_SERVER=$B/feat-server \
+    MCP_TIME_SCALE=4 SAN_LOG_DIR=$tmp/dtsan \
+    TSAN_OPTIONS="log_path=$tmp/dtsan/tsan:halt_on_error=0:second_deadlock_stack=1" \
+    timeout 600 node test/deferred.mjs >"$tmp/deferred.out" 2>&1
+rc=$?
+grep -A40 '^not ok' "$tmp/deferred.out" | head -120 >"$tmp/deferred.bad"
+[ "$rc" -eq 0 ]
+ok $? "deferred calls and notifications outside a call: test/deferred.mjs passes ($(grep -c '^ok' "$tmp/deferred.out") assertions), no ThreadSanitizer report" \
+    "$tmp/deferred.bad"
 tap_end

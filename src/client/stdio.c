@@ -44,6 +44,7 @@ struct cstdio {
 	ev_io		 rio;
 	ev_io		 wio;
 	ev_prepare	 flusher;	/* writes before the loop blocks */
+	ev_timer	 kick;		/* ... which it must not do first */
 	struct buf	 wbuf;
 	struct jsonl	 lines;
 	int		 lost;
@@ -243,6 +244,7 @@ lost(struct mcp_client *c, struct cstdio *t, const char *what)
 	ev_io_stop(c->loop, &t->rio);
 	ev_io_stop(c->loop, &t->wio);
 	ev_prepare_stop(c->loop, &t->flusher);
+	ev_timer_stop(c->loop, &t->kick);
 	(void)reap(t, 200);
 	if (t->reaped && WIFEXITED(t->status))
 		snprintf(why, sizeof(why), "the server (%s) exited with status "
@@ -322,6 +324,20 @@ prepare_cb(struct ev_loop *loop, ev_prepare *w, int revents)
 	}
 	if (!t->lost && !ev_is_active(&t->wio))
 		flush(c, t);
+}
+
+/*
+ * A caller's loop may have us send from inside its own prepare phase (a
+ * server answering in a prepare watcher reads the next request there):
+ * a prepare watcher started then runs only after the loop has blocked.
+ * A zero timer keeps that poll from blocking, and the flusher runs next.
+ */
+static void
+kick_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)w;
+	(void)revents;
 }
 
 static void
@@ -486,7 +502,8 @@ stdio_start(struct mcp_client *c)
 	ev_io_init(&t->rio, read_cb, t->out, EV_READ);
 	ev_io_init(&t->wio, write_cb, t->in, EV_WRITE);
 	ev_prepare_init(&t->flusher, prepare_cb);
-	t->rio.data = t->wio.data = t->flusher.data = c;
+	ev_timer_init(&t->kick, kick_cb, 0.0, 0.0);
+	t->rio.data = t->wio.data = t->flusher.data = t->kick.data = c;
 	ev_io_start(c->loop, &t->rio);
 	if (c->own_loop) {
 		sigset_t pipe_set;
@@ -522,11 +539,15 @@ stdio_send(struct mcp_client *c, const char *json, size_t len,
 	if (t->overflow != NULL) {
 		ev_io_stop(c->loop, &t->wio);
 		ev_prepare_start(c->loop, &t->flusher);
+		ev_timer_start(c->loop, &t->kick);
 		return;
 	}
 	/* Many sends in one loop iteration leave in one write(2). */
-	if (!ev_is_active(&t->wio))
+	if (!ev_is_active(&t->wio) && !ev_is_active(&t->flusher)) {
 		ev_prepare_start(c->loop, &t->flusher);
+		if (!c->own_loop)
+			ev_timer_start(c->loop, &t->kick);
+	}
 }
 
 static void
@@ -560,6 +581,7 @@ stdio_close(struct mcp_client *c)
 	ev_io_stop(c->loop, &t->rio);
 	ev_io_stop(c->loop, &t->wio);
 	ev_prepare_stop(c->loop, &t->flusher);
+	ev_timer_stop(c->loop, &t->kick);
 	if (t->in >= 0 && !t->lost && t->wbuf.len > t->wbuf.off)
 		flush(c, t);	/* what was sent last still goes out */
 	ev_io_stop(c->loop, &t->wio);	/* flush may have armed it */

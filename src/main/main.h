@@ -26,6 +26,27 @@
 int	 mcp__reload_token(struct http_conf *c) MCP_HIDDEN;
 
 /*
+ * An application's flag (flags.c, mcp_server_add_flag): set on the setup
+ * thread, then by mcp_server_main before the loop starts, and read-only
+ * from then on, so that any thread may read it without a lock.
+ */
+struct appflag {
+	char		*name;
+	char		*help;
+	char		*def;		/* the default's text; NULL: none */
+	char		*val;		/* from the command line or env */
+	char		*env;		/* mcp_server_set_flag_env's */
+	int		 env_set;	/* env chosen (NULL there: none) */
+	int		 type;		/* MCP_FLAG_STR, _INT or _BOOL */
+	int		 required;
+	long long	 defnum;	/* def as a number (INT, BOOL) */
+	long long	 num;		/* val as one */
+};
+
+#define MCP_FLAG_NAME_MAX	64	/* a flag's name, a prefix: bytes */
+#define MCP_ENV_NAME_MAX	(2 * MCP_FLAG_NAME_MAX + 2)
+
+/*
  * The server as the process that runs it (server.c, options.c, cli.c):
  * the loop's watchers, signals, the orderly shutdown, and the
  * transports it listens on. Begins with the struct mcp_server the layers
@@ -56,6 +77,9 @@ struct host {
 	struct http_conf	 hconf;
 	struct http		*http;
 	struct http		*mhttp;		/* --metrics-listen */
+	struct appflag		*flags;		/* the application's */
+	int			 nflags;
+	char			*env_prefix;	/* NULL: from the name */
 };
 
 _Static_assert(offsetof(struct host, srv) == 0,
@@ -73,5 +97,24 @@ mcp__host(struct mcp_server *srv)
 int	 mcp__server_start(struct mcp_server *srv) MCP_HIDDEN;
 void	 mcp__server_finish(struct mcp_server *srv) MCP_HIDDEN;
 void	 mcp__http_conf_free(struct http_conf *c) MCP_HIDDEN;
+
+/* flags.c: "1", "true", "yes" (1), "0", "false", "no" (0), in any case;
+ * -1 for anything else. */
+int	 mcp__flag_bool(const char *s) MCP_HIDDEN;
+/* V as F's value (copied): MCP_EINVAL, not logged, when it is not one
+ * of F's type; MCP_ENOMEM. */
+int	 mcp__flag_set(struct appflag *f, const char *v) MCP_HIDDEN;
+/* The variable of F into OUT (MCP_ENV_NAME_MAX bytes); "" for none. */
+void	 mcp__flag_env(struct host *host, const struct appflag *f,
+	    char *out) MCP_HIDDEN;
+/* PREFIX "_" NAME in capitals, '_' for anything but letters and digits,
+ * into OUT (MCP_ENV_NAME_MAX bytes); NAME alone for an empty PREFIX. */
+void	 mcp__env_name(const char *prefix, const char *name, char *out)
+	    MCP_HIDDEN;
+/* Forgets the values mcp_server_main set; frees every flag. */
+void	 mcp__flags_reset(struct host *host) MCP_HIDDEN;
+void	 mcp__flags_free(struct host *host) MCP_HIDDEN;
+/* cli.c: is NAME a long option of the standard command line? */
+int	 mcp__cli_is_std(const char *name) MCP_HIDDEN;
 
 #endif /* MCP_MAIN_H */

@@ -346,6 +346,7 @@ mcp_server_free(mcp_server *srv)
 	free(srv->title);
 	free(srv->instructions);
 	mcp__http_conf_free(&mcp__host(srv)->hconf);
+	mcp__flags_free(mcp__host(srv));
 	free(mcp__host(srv));
 }
 

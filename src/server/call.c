@@ -5,6 +5,10 @@
  * completion), and serialises the whole JSON-RPC response, so the loop
  * thread only has to copy bytes. A call belongs to exactly one worker
  * while it runs; the only field others touch is the atomic cancel flag.
+ * A callback may defer its call (mcp_call_defer): from its return on,
+ * the call belongs to whichever thread of the user's holds it, one at a
+ * time, and the answer is serialised on the thread that calls
+ * mcp_call_finish, which hands the call back to the loop.
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,8 +23,10 @@ mcp__call_new(void)
 	struct mcp_call	*c;
 
 	c = calloc(1, sizeof(*c));
-	if (c != NULL)
+	if (c != NULL) {
 		atomic_init(&c->cancelled, 0);
+		atomic_init(&c->defer, CALL_DEFER_NONE);
+	}
 	return c;
 }
 
@@ -613,10 +619,45 @@ mcp_call_progress_token(mcp_call *call)
 }
 
 int
+mcp__log_note(struct buf *b, int sys, const char *logger, const char *text)
+{
+	int	 rc;
+
+	rc = mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/message\",\"params\":{\"level\":\"");
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(b, mcp__level_name(sys));
+	if (rc == MCP_OK && logger != NULL) {
+		rc = mcp__buf_adds(b, "\",\"logger\":");
+		if (rc == MCP_OK)
+			rc = mcp__buf_addstr(b, logger, strlen(logger));
+		if (rc == MCP_OK)
+			rc = mcp__buf_adds(b, ",\"data\":");
+	} else if (rc == MCP_OK)
+		rc = mcp__buf_adds(b, "\",\"data\":");
+	if (rc == MCP_OK)
+		rc = mcp__buf_addstr(b, text, strlen(text));
+	if (rc == MCP_OK)
+		rc = mcp__buf_adds(b, "}}");
+	return rc;
+}
+
+/* The log context of C, for the lines a thread writes about it. */
+static void
+lctx_set(struct mcp_call *c)
+{
+	mcp__lctx.id = c->id;
+	mcp__lctx.sid = c->info != NULL ? c->info->id : NULL;
+	mcp__lctx.rid = c->rid;
+	mcp__lctx.tool = c->kind == CALL_TOOL ? c->tool->name : NULL;
+}
+
+int
 mcp_call_log(mcp_call *call, int level, const char *logger,
     const char *fmt, ...)
 {
 	struct buf	 b = { 0 };
+	struct log_ctx	 saved;
 	char		 text[2048];
 	va_list		 ap;
 	int		 sys, rc;
@@ -624,27 +665,17 @@ mcp_call_log(mcp_call *call, int level, const char *logger,
 	va_start(ap, fmt);
 	vsnprintf(text, sizeof(text), fmt, ap);
 	va_end(ap);
+	/* Tagged with the call also on a thread that is not its worker's
+	 * (a deferred call). */
+	saved = mcp__lctx;
+	lctx_set(call);
 	mcp_log(level, "%s%s%s", logger != NULL ? logger : "",
 	    logger != NULL ? ": " : "", text);
+	mcp__lctx = saved;
 	sys = mcp__level_syslog(level);
 	if (sys > call->log_level || mcp_call_cancelled(call))
 		return MCP_OK;		/* below the session's level */
-	rc = mcp__buf_adds(&b, "{\"jsonrpc\":\"2.0\",\"method\":"
-	    "\"notifications/message\",\"params\":{\"level\":\"");
-	if (rc == MCP_OK)
-		rc = mcp__buf_adds(&b, mcp__level_name(sys));
-	if (rc == MCP_OK && logger != NULL) {
-		rc = mcp__buf_adds(&b, "\",\"logger\":");
-		if (rc == MCP_OK)
-			rc = mcp__buf_addstr(&b, logger, strlen(logger));
-		if (rc == MCP_OK)
-			rc = mcp__buf_adds(&b, ",\"data\":");
-	} else if (rc == MCP_OK)
-		rc = mcp__buf_adds(&b, "\",\"data\":");
-	if (rc == MCP_OK)
-		rc = mcp__buf_addstr(&b, text, strlen(text));
-	if (rc == MCP_OK)
-		rc = mcp__buf_adds(&b, "}}");
+	rc = mcp__log_note(&b, sys, logger, text);
 	if (rc == MCP_OK)
 		rc = note(call, &b);
 	mcp__buf_free(&b);
@@ -1019,9 +1050,8 @@ write_feature(struct mcp_call *c, struct buf *b)
 }
 
 /*
- * Worker: builds the params, runs the callback and serialises the
- * response. The loop has already checked the name or URI and, for a
- * prompt, the required arguments.
+ * Worker: builds the params and runs the callback. The loop has already
+ * checked the name or URI and, for a prompt, the required arguments.
  */
 static void
 feature_run(struct mcp_call *c)
@@ -1030,12 +1060,6 @@ feature_run(struct mcp_call *c)
 	json_t		*ref, *arg, *ctx;
 	mcp_tool_fn	 fn;
 
-	if (mcp_call_cancelled(c))
-		return;
-	mcp__lctx.id = c->id;
-	mcp__lctx.sid = c->info != NULL ? c->info->id : NULL;
-	mcp__lctx.rid = c->rid;
-	mcp__lctx.tool = NULL;
 	c->role = "user";
 	c->total = -1;
 	c->params = mcp__json_parse(c->ptext, c->ptextlen, &e);
@@ -1045,7 +1069,7 @@ feature_run(struct mcp_call *c)
 	if (c->params == NULL || c->args == NULL) {
 		mcp_result_rpc_error(c, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
-		goto out;
+		return;
 	}
 	switch (c->kind) {
 	case CALL_READ:
@@ -1056,7 +1080,7 @@ feature_run(struct mcp_call *c)
 		    !mcp__template_match(c->feat->key, c->uri, c->args)) {
 			mcp_result_rpc_error(c, MCP_RPC_INTERNAL_ERROR,
 			    "out of memory");
-			goto out;
+			return;
 		}
 		fn = c->feat->fn;
 		break;
@@ -1087,17 +1111,6 @@ feature_run(struct mcp_call *c)
 		break;
 	}
 	fn(c);
-out:
-	if (!mcp_call_cancelled(c))
-		mcp__call_serialise(c, write_feature);
-	json_decref(c->params);
-	json_decref(c->args);
-	c->params = c->args = NULL;
-	c->uri = c->pname = c->cname = c->cvalue = NULL;
-	free(c->description);
-	c->description = NULL;
-	mcp__buf_free(&c->content);
-	mcp__lctx = (struct log_ctx){ 0 };
 }
 
 /*
@@ -1108,39 +1121,21 @@ out:
 static void
 roots_run(struct mcp_call *c)
 {
-	if (mcp_call_cancelled(c))
-		return;
 	c->args = json_object();
 	if (c->args == NULL) {
 		mcp_log(MCP_LOG_ERR, "roots/list_changed: out of memory");
 		return;
 	}
 	c->srv->feat.roots_fn(c);
-	json_decref(c->args);
-	c->args = NULL;
-	mcp__buf_free(&c->content);
 }
 
-void
-mcp__call_run(struct mcp_call *c)
+/* Worker: builds the params, validates the arguments, runs the tool. */
+static void
+tool_run(struct mcp_call *c)
 {
 	struct json_perr e;
 	char		 err[256];
 
-	if (c->kind == CALL_ROOTS) {
-		roots_run(c);
-		return;
-	}
-	if (c->kind != CALL_TOOL) {
-		feature_run(c);
-		return;
-	}
-	if (mcp_call_cancelled(c))
-		return;
-	mcp__lctx.id = c->id;
-	mcp__lctx.sid = c->info != NULL ? c->info->id : NULL;
-	mcp__lctx.rid = c->rid;
-	mcp__lctx.tool = c->tool->name;
 	/* Built here, so the allocations and frees stay on this thread. */
 	c->params = mcp__json_parse(c->ptext, c->ptextlen, &e);
 	c->has_nul = e.has_nul;
@@ -1170,15 +1165,122 @@ mcp__call_run(struct mcp_call *c)
 		mcp_result_errorf(c, "invalid arguments: %s", err);
 	else
 		c->tool->fn(c);
-	if (!mcp_call_cancelled(c))
+}
+
+/*
+ * The callback is done with C (returned, or finished a deferred call):
+ * serialises the answer, unless C was cancelled meanwhile, and frees
+ * what was built for the callback, on this thread, not on the loop: the
+ * worker's, or the thread that finished a deferred call, which owns C
+ * then. The loop gets C with only the answer's bytes left.
+ */
+static void
+call_end(struct mcp_call *c)
+{
+	if (c->kind == CALL_TOOL && !mcp_call_cancelled(c))
 		mcp__call_serialise(c, write_result);
-	/* Free what this thread built or owns here, not on the loop. */
+	else if (c->kind != CALL_ROOTS && !mcp_call_cancelled(c))
+		mcp__call_serialise(c, write_feature);
 	json_decref(c->params);
-	c->params = NULL;
-	c->args = NULL;
+	if (c->kind != CALL_TOOL)
+		json_decref(c->args);	/* the tool's is inside params */
+	c->params = c->args = NULL;
 	c->progress_token = NULL;
+	c->uri = c->pname = c->cname = c->cvalue = NULL;
 	json_decref(c->structured);
 	c->structured = NULL;
+	free(c->description);
+	c->description = NULL;
 	mcp__buf_free(&c->content);
+}
+
+int
+mcp__call_run(struct mcp_call *c)
+{
+	int	 state = CALL_DEFER_HELD;
+
+	if (mcp_call_cancelled(c))
+		return 0;	/* cancelled while queued: never run */
+	lctx_set(c);
+	if (c->kind == CALL_ROOTS)
+		roots_run(c);
+	else if (c->kind == CALL_TOOL)
+		tool_run(c);
+	else
+		feature_run(c);
+	if (atomic_load(&c->defer) == CALL_DEFER_NONE) {
+		call_end(c);
+		mcp__lctx = (struct log_ctx){ 0 };
+		return 0;
+	}
 	mcp__lctx = (struct log_ctx){ 0 };
+	/* Deferred: C is the user's from here on, unless it was finished
+	 * already, in which case it is this thread's to post (and no one
+	 * else touches it any more). */
+	if (atomic_compare_exchange_strong(&c->defer, &state,
+	    CALL_DEFER_AWAY))
+		return 1;
+	mcp__pool_post_deferred(c->pool, c);
+	return 1;
+}
+
+/* ---- calls finished later ---------------------------------------------- */
+
+int
+mcp_call_defer(mcp_call *call)
+{
+	int	 state = CALL_DEFER_NONE;
+
+	if (call == NULL || call->pool == NULL)
+		return MCP_EINVAL;
+	if (atomic_compare_exchange_strong(&call->defer, &state,
+	    CALL_DEFER_HELD)) {
+		mcp__pool_defer(call->pool);
+		return MCP_OK;
+	}
+	/* Twice in the callback is once; later, the call is no longer its. */
+	return state == CALL_DEFER_HELD ? MCP_OK : MCP_ESTATE;
+}
+
+/*
+ * Any thread that holds CALL. The answer is serialised here, as the
+ * worker would have, and the call handed to the loop: now, if its
+ * callback has returned, or by its worker when it does. From either
+ * one, the loop gets it once, and drops the answer if the call was
+ * cancelled, timed out or answered by the shutdown meanwhile.
+ */
+int
+mcp_call_finish(mcp_call *call)
+{
+	struct log_ctx	 saved;
+	int		 state;
+
+	if (call == NULL)
+		return MCP_EINVAL;
+	state = atomic_load(&call->defer);
+	if (state != CALL_DEFER_HELD && state != CALL_DEFER_AWAY)
+		return MCP_ESTATE;	/* not deferred */
+	saved = mcp__lctx;
+	lctx_set(call);
+	call_end(call);
+	mcp__lctx = saved;
+	for (;;) {
+		if (state == CALL_DEFER_AWAY) {
+			mcp__pool_post_deferred(call->pool, call);
+			return MCP_OK;
+		}
+		/* Still in its callback: the worker posts it on return. */
+		if (atomic_compare_exchange_strong(&call->defer, &state,
+		    CALL_DEFER_DONE))
+			return MCP_OK;
+	}
+}
+
+const char *
+mcp_call_session_id(mcp_call *call)
+{
+	/* The session's info, not the session: this runs off the loop. */
+	if (call == NULL || call->info == NULL)
+		return "";
+	return mcp_session_id(call->info);
 }

@@ -7,10 +7,15 @@
  * remove entries while the server runs. List changes and
  * resources/updated requests may come from any thread too: they are
  * queued under a second mutex and sent by notify_cb on the loop thread,
- * which alone knows the sessions. The read, get and complete callbacks
- * run on the workers, in call.c, which builds the whole response there.
+ * which alone knows the sessions. So are the messages sent outside any
+ * call (mcp_server_log(3)), to every session or to one named by its id:
+ * the loop lists the initialized sessions by id under that mutex, so
+ * that another thread can tell a session that is gone (MCP_ENOENT)
+ * without touching one. The read, get and complete callbacks run on the
+ * workers, in call.c, which builds the whole response there.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +170,7 @@ mcp__features_new(struct mcp_server *srv)
 	memset(fs, 0, sizeof(*fs));
 	for (i = 0; i < FEAT_NKINDS; i++)
 		mcp__table_init(&fs->lists[i]);
+	mcp__table_init(&fs->addrs);
 	atomic_init(&fs->live, 0);
 	if (pthread_mutex_init(&fs->lock, NULL) != 0)
 		return MCP_ESYS;
@@ -205,19 +211,44 @@ feat_drop(struct entry *e)
 	mcp__feat_unref((struct feat *)e);
 }
 
-void
-mcp__features_free(struct mcp_server *srv)
+static void
+notice_free(struct notice *n)
 {
-	struct features	*fs = &srv->feat;
-	struct upd	*u, *unext;
-	int		 i;
+	free(n->sid);
+	free(n->text);
+	free(n);
+}
 
-	for (i = 0; i < FEAT_NKINDS; i++)
-		mcp__table_clear(&fs->lists[i], feat_drop);
+/* NOTICES, and what is coalesced, never sent: the loop has stopped. */
+static void
+notices_clear(struct features *fs)
+{
+	struct upd	*u, *unext;
+	struct notice	*n, *nnext;
+
 	for (u = fs->uhead; u != NULL; u = unext) {
 		unext = u->next;
 		free(u);
 	}
+	fs->uhead = NULL;
+	for (n = fs->nhead; n != NULL; n = nnext) {
+		nnext = n->next;
+		notice_free(n);
+	}
+	fs->nhead = fs->ntail = NULL;
+	fs->nnotices = 0;
+	fs->changed = 0;
+}
+
+void
+mcp__features_free(struct mcp_server *srv)
+{
+	struct features	*fs = &srv->feat;
+	int		 i;
+
+	for (i = 0; i < FEAT_NKINDS; i++)
+		mcp__table_clear(&fs->lists[i], feat_drop);
+	notices_clear(fs);
 	if (fs->complete_free != NULL)
 		fs->complete_free(fs->complete_udata);
 	if (fs->roots_free != NULL)
@@ -963,34 +994,70 @@ send_note(struct session *s, const char *method, const char *uri)
 	json_decref(params);
 }
 
+static void
+send_changed(struct session *s, int changed)
+{
+	if (changed & MCP_CHANGED_TOOLS)
+		send_note(s, "notifications/tools/list_changed", NULL);
+	if (changed & MCP_CHANGED_RESOURCES)
+		send_note(s, "notifications/resources/list_changed", NULL);
+	if (changed & MCP_CHANGED_PROMPTS)
+		send_note(s, "notifications/prompts/list_changed", NULL);
+}
+
+/* Loop: N to S, if S may hear it: a log message at or above the level
+ * S set (logging/setLevel), resources/updated only if S subscribed. */
+static void
+deliver(struct session *s, const struct notice *n)
+{
+	if (s->closed || !s->initialized)
+		return;
+	switch (n->kind) {
+	case NOTICE_LOG:
+		if (n->level <= s->log_level)
+			mcp__session_send(s, n->text, n->len);
+		break;
+	case NOTICE_CHANGED:
+		send_changed(s, n->lists);
+		break;
+	case NOTICE_UPDATED:
+		if (json_object_get(s->subs, n->text) != NULL)
+			send_note(s, "notifications/resources/updated",
+			    n->text);
+		break;
+	}
+}
+
+#define SESSION_OF(e)	((struct session *)(void *)((char *)(e) - \
+			    offsetof(struct session, addr)))
+
 /* Loop: sends what was queued to the sessions that should hear it. */
 static void
 notify_cb(struct ev_loop *loop, ev_async *w, int revents)
 {
 	struct mcp_server	*srv = w->data;
+	struct features		*fs = &srv->feat;
 	struct session		*s;
 	struct upd		*uhead, *u;
+	struct notice		*nhead, *n;
+	struct entry		*e;
 	int			 changed;
 
 	(void)loop;
 	(void)revents;
-	pthread_mutex_lock(&srv->feat.nlock);
-	changed = srv->feat.changed;
-	srv->feat.changed = 0;
-	uhead = srv->feat.uhead;
-	srv->feat.uhead = NULL;
-	pthread_mutex_unlock(&srv->feat.nlock);
+	pthread_mutex_lock(&fs->nlock);
+	changed = fs->changed;
+	fs->changed = 0;
+	uhead = fs->uhead;
+	fs->uhead = NULL;
+	nhead = fs->nhead;
+	fs->nhead = fs->ntail = NULL;
+	fs->nnotices = 0;
+	pthread_mutex_unlock(&fs->nlock);
 	for (s = srv->sessions; s != NULL; s = s->snext) {
 		if (s->closed || !s->initialized)
 			continue;
-		if (changed & MCP_CHANGED_TOOLS)
-			send_note(s, "notifications/tools/list_changed", NULL);
-		if (changed & MCP_CHANGED_RESOURCES)
-			send_note(s, "notifications/resources/list_changed",
-			    NULL);
-		if (changed & MCP_CHANGED_PROMPTS)
-			send_note(s, "notifications/prompts/list_changed",
-			    NULL);
+		send_changed(s, changed);
 		for (u = uhead; u != NULL; u = u->next)
 			if (json_object_get(s->subs, u->uri) != NULL)
 				send_note(s, "notifications/resources/updated",
@@ -999,6 +1066,23 @@ notify_cb(struct ev_loop *loop, ev_async *w, int revents)
 	while ((u = uhead) != NULL) {
 		uhead = u->next;
 		free(u);
+	}
+	while ((n = nhead) != NULL) {
+		nhead = n->next;
+		if (n->sid == NULL) {
+			for (s = srv->sessions; s != NULL; s = s->snext)
+				deliver(s, n);
+		} else {
+			/* Only the loop adds or removes: no lock to read. */
+			e = mcp__table_find(&fs->addrs, n->sid);
+			if (e != NULL)
+				deliver(SESSION_OF(e), n);
+			else
+				MCP_LOG(MCP_LOG_DEBUG, "session %.40s ended "
+				    "before its message could be sent",
+				    n->sid);
+		}
+		notice_free(n);
 	}
 }
 
@@ -1011,9 +1095,214 @@ mcp__features_start(struct mcp_server *srv)
 	atomic_store(&srv->feat.live, 1);
 }
 
+/* What is still queued is dropped: there are no sessions any more. */
 void
 mcp__features_stop(struct mcp_server *srv)
 {
+	pthread_mutex_lock(&srv->feat.nlock);
 	atomic_store(&srv->feat.live, 0);
+	notices_clear(&srv->feat);
+	pthread_mutex_unlock(&srv->feat.nlock);
 	ev_async_stop(srv->loop, &srv->feat.notify);
+}
+
+/* ---- sessions by id, and messages outside any call ---------------------- */
+
+_Static_assert(MCP_LIST_TOOLS == MCP_CHANGED_TOOLS &&
+    MCP_LIST_RESOURCES == MCP_CHANGED_RESOURCES &&
+    MCP_LIST_PROMPTS == MCP_CHANGED_PROMPTS, "MCP_LIST_* are MCP_CHANGED_*");
+
+void
+mcp__notify_listen(struct session *s)
+{
+	struct features	*fs = &s->srv->feat;
+
+	if (s->listed || s->implicit)
+		return;
+	s->addr.key = mcp__session_addr(s);
+	pthread_mutex_lock(&fs->nlock);
+	s->listed = mcp__table_add(&fs->addrs, &s->addr) == MCP_OK;
+	pthread_mutex_unlock(&fs->nlock);
+	if (!s->listed)
+		mcp_log(MCP_LOG_WARN, "session id %.40s is taken: messages "
+		    "sent to it go to the other session", s->addr.key);
+}
+
+void
+mcp__notify_forget(struct session *s)
+{
+	struct features	*fs = &s->srv->feat;
+
+	if (!s->listed)
+		return;
+	pthread_mutex_lock(&fs->nlock);
+	(void)mcp__table_remove(&fs->addrs, s->addr.key);
+	pthread_mutex_unlock(&fs->nlock);
+	s->listed = 0;
+}
+
+/*
+ * Any thread: queues N (taken) for the loop. MCP_ENOENT when N names a
+ * session that is not listed (never was, or has ended; none while the
+ * server is not running); a message to every session while the server
+ * is not running is MCP_OK and goes nowhere. The wake-up is sent under
+ * the lock, so that it never reaches a watcher mcp__features_stop has
+ * stopped.
+ */
+static int
+queue(struct mcp_server *srv, struct notice *n)
+{
+	struct features	*fs = &srv->feat;
+	int		 rc = MCP_OK;
+
+	pthread_mutex_lock(&fs->nlock);
+	if (n->sid != NULL && mcp__table_find(&fs->addrs, n->sid) == NULL)
+		rc = MCP_ENOENT;
+	else if (!atomic_load(&fs->live))
+		rc = MCP_OK;		/* nobody to tell */
+	else if (fs->nnotices >= MCP_MAX_NOTICES)
+		rc = MCP_ESTATE;
+	else {
+		if (fs->ntail != NULL)
+			fs->ntail->next = n;
+		else
+			fs->nhead = n;
+		fs->ntail = n;
+		fs->nnotices++;
+		ev_async_send(srv->loop, &fs->notify);
+		n = NULL;
+	}
+	pthread_mutex_unlock(&fs->nlock);
+	if (n != NULL)
+		notice_free(n);
+	if (rc == MCP_ESTATE)
+		MCP_LOG(MCP_LOG_WARN, "notification dropped: %d are waiting "
+		    "for the loop already", MCP_MAX_NOTICES);
+	return rc;
+}
+
+/* A new notice of KIND for SID (copied; NULL: every session). */
+static struct notice *
+notice_new(enum notice_kind kind, const char *sid)
+{
+	struct notice	*n;
+
+	n = calloc(1, sizeof(*n));
+	if (n == NULL)
+		return NULL;
+	n->kind = kind;
+	if (sid != NULL && (n->sid = strdup(sid)) == NULL) {
+		free(n);
+		return NULL;
+	}
+	return n;
+}
+
+static int
+server_logv(mcp_server *srv, const char *sid, int level, const char *logger,
+    const char *fmt, va_list ap)
+{
+	struct buf	 b = { 0 };
+	struct notice	*n;
+	char		 text[2048];
+	int		 sys, rc;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (fmt == NULL)
+		return MCP_EINVAL;
+	vsnprintf(text, sizeof(text), fmt, ap);
+	mcp_log(level, "%s%s%s", logger != NULL ? logger : "",
+	    logger != NULL ? ": " : "", text);
+	sys = mcp__level_syslog(level);
+	n = notice_new(NOTICE_LOG, sid);
+	rc = n != NULL ? mcp__log_note(&b, sys, logger, text) : MCP_ENOMEM;
+	if (rc == MCP_OK && (n->text = mcp__buf_steal(&b, &n->len)) == NULL)
+		rc = MCP_ENOMEM;
+	mcp__buf_free(&b);
+	if (rc != MCP_OK) {
+		if (n != NULL)
+			notice_free(n);
+		return rc;
+	}
+	n->level = sys;
+	return queue(srv, n);
+}
+
+int
+mcp_server_log(mcp_server *srv, int level, const char *logger,
+    const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 rc;
+
+	va_start(ap, fmt);
+	rc = server_logv(srv, NULL, level, logger, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int
+mcp_server_log_to(mcp_server *srv, const char *session_id, int level,
+    const char *logger, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 rc;
+
+	if (srv != NULL && session_id == NULL)
+		return MCP_EINVAL;
+	va_start(ap, fmt);
+	rc = server_logv(srv, session_id, level, logger, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+int
+mcp_server_notify_list_changed(mcp_server *srv, int lists)
+{
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (lists == 0 || (lists & ~(MCP_LIST_TOOLS | MCP_LIST_RESOURCES |
+	    MCP_LIST_PROMPTS)) != 0)
+		return MCP_EINVAL;
+	mcp__notify_changed(srv, lists);
+	return MCP_OK;
+}
+
+int
+mcp_server_notify_list_changed_to(mcp_server *srv, const char *session_id,
+    int lists)
+{
+	struct notice	*n;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (session_id == NULL || lists == 0 || (lists & ~(MCP_LIST_TOOLS |
+	    MCP_LIST_RESOURCES | MCP_LIST_PROMPTS)) != 0)
+		return MCP_EINVAL;
+	n = notice_new(NOTICE_CHANGED, session_id);
+	if (n == NULL)
+		return MCP_ENOMEM;
+	n->lists = lists;
+	return queue(srv, n);
+}
+
+int
+mcp_resource_notify_updated_to(mcp_server *srv, const char *session_id,
+    const char *uri)
+{
+	struct notice	*n;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (session_id == NULL || uri == NULL)
+		return MCP_EINVAL;
+	n = notice_new(NOTICE_UPDATED, session_id);
+	if (n == NULL)
+		return MCP_ENOMEM;
+	if ((n->text = strdup(uri)) == NULL) {
+		notice_free(n);
+		return MCP_ENOMEM;
+	}
+	return queue(srv, n);
 }

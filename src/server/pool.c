@@ -13,6 +13,12 @@
  * all the workers), the loop's timer adds threads up to MAX; extra
  * threads leave after IDLE_EXIT seconds without work. So a slow tool
  * never blocks the others, and CPU-bound load stays on CORE threads.
+ *
+ * A call the callback deferred (mcp_call_defer) is not the worker's to
+ * post: the worker moves on, and the call reaches the completion list
+ * later, from whichever thread finishes it (mcp__pool_post_deferred).
+ * The pool counts such calls, and mcp__pool_stop waits for the last, so
+ * that no thread posts to a pool that is gone.
  */
 #include <errno.h>
 #include <semaphore.h>
@@ -87,6 +93,39 @@ mcp__pool_post(struct pool *p, struct mcp_call *c)
 	post(p, c, c);
 }
 
+void
+mcp__pool_defer(struct pool *p)
+{
+	pthread_mutex_lock(&p->clock);
+	p->deferred++;
+	pthread_mutex_unlock(&p->clock);
+}
+
+/*
+ * Any thread: a deferred call, finished, joins the completion list, and
+ * stops being counted in the same lock, so that mcp__pool_stop, woken,
+ * finds it there. The loop is woken under the lock too: once the count
+ * is down, mcp__pool_stop may return and the server be freed, and this
+ * thread must not touch the loop after that. While mcp__pool_stop waits
+ * the loop has stopped running, and it collects the list itself.
+ */
+void
+mcp__pool_post_deferred(struct pool *p, struct mcp_call *c)
+{
+	c->next = NULL;
+	pthread_mutex_lock(&p->clock);
+	if (p->chead == NULL && !p->dwait)
+		ev_async_send(p->loop, p->wake);
+	if (p->ctail != NULL)
+		p->ctail->next = c;
+	else
+		p->chead = c;
+	p->ctail = c;
+	if (--p->deferred == 0 && p->dwait)
+		pthread_cond_signal(&p->dcond);
+	pthread_mutex_unlock(&p->clock);
+}
+
 /*
  * A worker takes one call at a time, so a slow call never holds others
  * hostage, and hands it back at once; the loop is woken only when the
@@ -112,8 +151,8 @@ worker(void *arg)
 		    memory_order_relaxed);
 		pthread_mutex_unlock(&p->lock);
 		c->next = NULL;
-		p->run(c);
-		post(p, c, c);
+		if (p->run(c) == 0)
+			post(p, c, c);
 	}
 	/* Lock held: leaving, idle too long or stopping; join me later. */
 	p->nthreads--;
@@ -185,7 +224,7 @@ mcp__pool_queued(struct pool *p)
  */
 int
 mcp__pool_start(struct pool *p, int core, int max, int max_queued,
-    struct ev_loop *loop, ev_async *wake, void (*run)(struct mcp_call *))
+    struct ev_loop *loop, ev_async *wake, int (*run)(struct mcp_call *))
 {
 	int	 i, rc = MCP_OK;
 
@@ -204,6 +243,7 @@ mcp__pool_start(struct pool *p, int core, int max, int max_queued,
 		return MCP_ENOMEM;
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_init(&p->clock, NULL);
+	pthread_cond_init(&p->dcond, NULL);
 	sem_init(&p->wakeup, 0, 0);
 	p->started = 1;
 	pthread_mutex_lock(&p->lock);
@@ -336,10 +376,12 @@ mcp__pool_completions(struct pool *p)
 }
 
 /*
- * Stops the workers and joins every one. A callback that
- * never returns blocks here: callbacks are flagged cancelled before this
- * is called, and must poll. Returns the calls still queued or completed,
- * for the caller to free.
+ * Stops the workers and joins every one, then waits until every deferred
+ * call has been finished. A callback that never returns, or a deferred
+ * call never finished, blocks here: calls are flagged cancelled before
+ * this is called, and their owners must poll. Returns the calls still
+ * queued or completed (notes among them), oldest first, for the caller
+ * to free.
  */
 struct mcp_call *
 mcp__pool_stop(struct pool *p)
@@ -379,6 +421,16 @@ mcp__pool_stop(struct pool *p)
 			pthread_join(p->workers[i].tid, NULL);
 	free(p->workers);
 	p->workers = NULL;
+	pthread_mutex_lock(&p->clock);
+	if (p->deferred > 0)
+		mcp_log(MCP_LOG_NOTICE, "shutdown: waiting for %d deferred "
+		    "call%s to be finished", p->deferred,
+		    p->deferred == 1 ? "" : "s");
+	p->dwait = 1;
+	while (p->deferred > 0)
+		pthread_cond_wait(&p->dcond, &p->clock);
+	p->dwait = 0;
+	pthread_mutex_unlock(&p->clock);
 	c = mcp__pool_completions(p);
 	if (left == NULL)
 		left = c;
@@ -389,6 +441,7 @@ mcp__pool_stop(struct pool *p)
 	}
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->clock);
+	pthread_cond_destroy(&p->dcond);
 	sem_destroy(&p->wakeup);
 	return left;
 }

@@ -285,6 +285,7 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 	    "speaking %s", want, mcp__version_str(s->version));
 	/* Its calls may come with the next line: the hook runs first. */
 	mcp__session_open(s);
+	mcp__notify_listen(s);
 	reply_result_new(s, bt, id, res);
 }
 
@@ -408,6 +409,34 @@ do_subscribe(struct session *s, struct batch *bt, const json_t *id,
 	reply_result_new(s, bt, id, json_object());
 }
 
+/* The in-flight limit: 1 when the request (ID) has been refused. */
+static int
+too_many(struct session *s, struct batch *bt, const json_t *id)
+{
+	char	 msg[120];
+
+	if (s->inflight < s->max_inflight)
+		return 0;
+	snprintf(msg, sizeof(msg), "server busy: %d requests in flight on "
+	    "this session", s->inflight);
+	reply_error(s, bt, id, MCP_RPC_SERVER_BUSY, msg);
+	return 1;
+}
+
+/* The HTTP request id of the input being handled, for C's log lines:
+ * per call, a bounded copy, not snprintf. */
+static void
+copy_rid(struct mcp_call *c)
+{
+	size_t	 n;
+
+	if (mcp__lctx.rid == NULL)
+		return;
+	n = strnlen(mcp__lctx.rid, sizeof(c->rid) - 1);
+	memcpy(c->rid, mcp__lctx.rid, n);
+	c->rid[n] = '\0';
+}
+
 /*
  * Queues C (a tool, read, get or complete call whose entry is set) with
  * the request's params as text; the worker builds them. Takes C. Returns
@@ -419,7 +448,6 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 {
 	struct buf	 text = { 0 };
 	char		 msgbuf[120];
-	size_t		 n;
 
 	if (c != NULL && f->praw != NULL) {
 		c->ptext = malloc(f->prawlen);
@@ -435,22 +463,14 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 		    "out of memory");
 		return MCP_ENOMEM;
 	}
-	if (s->inflight >= s->max_inflight) {
+	if (too_many(s, bt, f->id)) {
 		mcp__call_free(c);
-		snprintf(msgbuf, sizeof(msgbuf), "server busy: %d requests "
-		    "in flight on this session", s->inflight);
-		reply_error(s, bt, f->id, MCP_RPC_SERVER_BUSY, msgbuf);
 		return MCP_ESTATE;
 	}
 	c->id = f->id;
 	f->id = NULL;
 	c->srv = s->srv;
-	if (mcp__lctx.rid != NULL) {
-		/* Per call: a bounded copy, not snprintf. */
-		n = strnlen(mcp__lctx.rid, sizeof(c->rid) - 1);
-		memcpy(c->rid, mcp__lctx.rid, n);
-		c->rid[n] = '\0';
-	}
+	copy_rid(c);
 	c->version = s->version;
 	c->log_level = s->log_level;
 	c->pool = &s->srv->pool;
@@ -725,12 +745,8 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 		    "tools/call: arguments must be an object");
 		return;
 	}
-	if (s->inflight >= s->max_inflight) {
-		snprintf(msgbuf, sizeof(msgbuf), "server busy: %d requests "
-		    "in flight on this session", s->inflight);
-		reply_error(s, bt, f->id, MCP_RPC_SERVER_BUSY, msgbuf);
+	if (too_many(s, bt, f->id))
 		return;
-	}
 	t = mcp__registry_get(&s->srv->reg, tname);
 	if (t == NULL) {
 		snprintf(msgbuf, sizeof(msgbuf), "unknown tool: %.100s",
@@ -792,7 +808,6 @@ relay_request(struct session *s, struct batch *bt, struct rpc_fields *f,
 	struct mcp_call	*c;
 	json_t		*msg, *params, *caps;
 	const char	*want = NULL;
-	char		 msgbuf[120];
 	int		 init = strcmp(m->method, "initialize") == 0;
 
 	params = params_of(f);
@@ -814,12 +829,8 @@ relay_request(struct session *s, struct batch *bt, struct rpc_fields *f,
 		    "not initialized: send initialize first");
 		return;
 	}
-	if (s->inflight >= s->max_inflight) {
-		snprintf(msgbuf, sizeof(msgbuf), "server busy: %d requests "
-		    "in flight on this session", s->inflight);
-		reply_error(s, bt, m->id, MCP_RPC_SERVER_BUSY, msgbuf);
+	if (too_many(s, bt, m->id))
 		return;
-	}
 	c = mcp__call_new();
 	msg = relay_msg(f, m);
 	if (c == NULL || msg == NULL ||
@@ -843,6 +854,7 @@ relay_request(struct session *s, struct batch *bt, struct rpc_fields *f,
 		s->caps = mcp__clientreq_caps(s);
 		s->client_info = json_incref(json_object_get(params,
 		    "clientInfo"));
+		mcp__notify_listen(s);
 	}
 	c->kind = CALL_RELAY;
 	c->id = json_incref(m->id);
@@ -851,12 +863,7 @@ relay_request(struct session *s, struct batch *bt, struct rpc_fields *f,
 	c->hash = hash;
 	c->queued_at = ev_now(s->srv->loop);
 	memcpy(c->key, key, sizeof(c->key));
-	if (mcp__lctx.rid != NULL) {
-		size_t n = strnlen(mcp__lctx.rid, sizeof(c->rid) - 1);
-
-		memcpy(c->rid, mcp__lctx.rid, n);
-		c->rid[n] = '\0';
-	}
+	copy_rid(c);
 	mcp__session_track(s, c);
 	if (bt != NULL) {
 		c->batch = bt;

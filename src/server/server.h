@@ -9,7 +9,10 @@
  *
  * Thread rule: everything touching a session, a transport or the loop runs
  * on the loop thread. Workers see only their own struct mcp_call, the tool
- * it holds a reference to, and the two queues in struct pool.
+ * it holds a reference to, and the two queues in struct pool; so does a
+ * user's thread that holds a deferred call (mcp_call_defer), until
+ * mcp_call_finish posts it. Any thread may queue a message for the loop
+ * in struct features, under its nlock.
  */
 #ifndef MCP_SERVER_H
 #define MCP_SERVER_H
@@ -116,6 +119,31 @@ struct upd {
 	char		 uri[];
 };
 
+/*
+ * A message for one session or for all, queued from any thread by
+ * mcp_server_log, mcp_server_log_to, mcp_server_notify_list_changed_to
+ * and mcp_resource_notify_updated_to, and sent by notify_cb on the loop,
+ * in the order queued (list_changed to all and resources/updated to all
+ * are coalesced apart, in changed and uhead).
+ */
+enum notice_kind {
+	NOTICE_LOG,		/* TEXT: a notifications/message */
+	NOTICE_CHANGED,		/* LISTS: MCP_CHANGED_* */
+	NOTICE_UPDATED		/* TEXT: the uri */
+};
+
+struct notice {
+	struct notice	*next;
+	enum notice_kind kind;
+	int		 level;		/* LOG: its syslog level */
+	int		 lists;		/* CHANGED */
+	char		*sid;		/* NULL: every session */
+	char		*text;
+	size_t		 len;
+};
+
+#define MCP_MAX_NOTICES	4096	/* waiting for the loop, at most */
+
 struct features {
 	pthread_mutex_t	 lock;		/* the lists */
 	struct table	 lists[FEAT_NKINDS];
@@ -125,9 +153,16 @@ struct features {
 	mcp_roots_fn	 roots_fn;	/* roots/list_changed; set before run */
 	void		*roots_udata;
 	void		(*roots_free)(void *);
-	pthread_mutex_t	 nlock;		/* the two below */
+	pthread_mutex_t	 nlock;		/* the five below */
 	int		 changed;	/* MCP_CHANGED_* */
 	struct upd	*uhead;
+	struct notice	*nhead;		/* oldest first */
+	struct notice	*ntail;
+	int		 nnotices;
+	/* Initialized sessions by their public id (mcp_call_session_id),
+	 * struct session's addr: the loop adds and removes them, any thread
+	 * asks whether one is there. Under nlock. */
+	struct table	 addrs;
 	atomic_int	 live;		/* the loop is running */
 	ev_async	 notify;
 };
@@ -167,6 +202,11 @@ int	 mcp__annotations_for(const json_t *a, int version, json_t **out)
 	    MCP_HIDDEN;
 /* JSON text of an array of Icon objects, checked; NULL (logged) if bad. */
 json_t	*mcp__icons_parse(const char *text, const char *who) MCP_HIDDEN;
+struct session;
+/* Loop: S was initialized, and can be reached by its public id from
+ * now on; S is closing, and cannot. Each is done once (s->listed). */
+void	 mcp__notify_listen(struct session *s) MCP_HIDDEN;
+void	 mcp__notify_forget(struct session *s) MCP_HIDDEN;
 /* Loop: start and stop the notification watcher. */
 void	 mcp__features_start(struct mcp_server *srv) MCP_HIDDEN;
 void	 mcp__features_stop(struct mcp_server *srv) MCP_HIDDEN;
@@ -282,6 +322,7 @@ struct mcp_call {
 	json_t		*args;		/* borrowed from params */
 	int		 has_nul;	/* a string in params holds \u0000 */
 	atomic_int	 cancelled;
+	atomic_int	 defer;		/* CALL_DEFER_*: mcp_call_defer */
 	int		 version;	/* negotiated, for result shapes */
 	int		 dropped;	/* loop: no response is to be sent */
 	int		 counted;	/* loop: its end was counted */
@@ -324,12 +365,34 @@ void	 mcp__content_mark(const struct mcp_call *c, struct content_mark *m)
 /* Restores M; returns RC. */
 int	 mcp__content_undo(struct mcp_call *c, const struct content_mark *m,
 	    int rc) MCP_HIDDEN;
+/*
+ * A deferred call (mcp_call_defer) moves through these, and the two
+ * threads that race at the end, its worker returning from the callback
+ * and whoever calls mcp_call_finish, settle it with one compare and
+ * swap each: the worker turns HELD into AWAY and lets go, or finds
+ * DONE and posts it; mcp_call_finish turns HELD into DONE and leaves
+ * the posting to the worker, or finds AWAY and posts it. Either way
+ * the call reaches the loop once, after its callback has returned.
+ */
+enum {
+	CALL_DEFER_NONE,	/* answered when the callback returns */
+	CALL_DEFER_HELD,	/* deferred; the callback is still running */
+	CALL_DEFER_AWAY,	/* deferred; the callback returned */
+	CALL_DEFER_DONE		/* finished before the callback returned */
+};
+
 struct mcp_call *mcp__call_new(void) MCP_HIDDEN;
 void	 mcp__call_free(struct mcp_call *c) MCP_HIDDEN;
 void	 mcp__call_serialise(struct mcp_call *c,
 	    int (*write)(struct mcp_call *, struct buf *)) MCP_HIDDEN;
-/* Worker: validates, runs the callback, serialises the response. */
-void	 mcp__call_run(struct mcp_call *c) MCP_HIDDEN;
+/* Worker: validates, runs the callback, serialises the response.
+ * Returns 0 when C is to be posted to the loop now, 1 when it is not
+ * the pool's to post (deferred: mcp__pool_post_deferred will). */
+int	 mcp__call_run(struct mcp_call *c) MCP_HIDDEN;
+/* Any thread: a notifications/message of syslog level SYS (LOGGER may
+ * be NULL) for the data TEXT, appended to B. */
+int	 mcp__log_note(struct buf *b, int sys, const char *logger,
+	    const char *text) MCP_HIDDEN;
 
 /* ---- pool.c ----------------------------------------------------------- */
 
@@ -370,15 +433,20 @@ struct pool {
 	pthread_mutex_t	 clock;
 	struct mcp_call	*chead;
 	struct mcp_call	*ctail;
+	/* Deferred calls not yet posted, under clock: mcp__pool_stop
+	 * waits on DCOND for the last. */
+	int		 deferred;
+	int		 dwait;		/* mcp__pool_stop is waiting */
+	pthread_cond_t	 dcond;
 	struct ev_loop	*loop;
 	ev_async	*wake;
 	ev_timer	 grow;		/* loop: growth check, while queued */
-	void		(*run)(struct mcp_call *);	/* a worker's job */
+	int		(*run)(struct mcp_call *);	/* a worker's job */
 };
 
 int	 mcp__pool_start(struct pool *p, int core, int max, int max_queued,
 	    struct ev_loop *loop, ev_async *wake,
-	    void (*run)(struct mcp_call *)) MCP_HIDDEN;
+	    int (*run)(struct mcp_call *)) MCP_HIDDEN;
 /* Loop timer: adds workers when all are stuck on slow calls. */
 int	 mcp__pool_grow(struct pool *p, double grow_after) MCP_HIDDEN;
 /* Loop, after submitting: arms that timer (mcp__pool_grow) if idle. */
@@ -389,10 +457,16 @@ int	 mcp__pool_full(struct pool *p) MCP_HIDDEN;
 void	 mcp__pool_plug(struct pool *p) MCP_HIDDEN;
 /* Worker: hands a note (or finished call) to the loop. */
 void	 mcp__pool_post(struct pool *p, struct mcp_call *c) MCP_HIDDEN;
+/* Worker, in the callback: a call is deferred (counted until posted). */
+void	 mcp__pool_defer(struct pool *p) MCP_HIDDEN;
+/* Any thread: hands a deferred call, finished, to the loop. */
+void	 mcp__pool_post_deferred(struct pool *p, struct mcp_call *c)
+	    MCP_HIDDEN;
 void	 mcp__pool_unplug(struct pool *p) MCP_HIDDEN;
 /* Loop: the completed calls, oldest first. */
 struct mcp_call *mcp__pool_completions(struct pool *p) MCP_HIDDEN;
-/* Joins the workers; queued calls that never ran are returned too. */
+/* Joins the workers and waits for the deferred calls to be finished;
+ * queued calls that never ran are returned too. */
 struct mcp_call *mcp__pool_stop(struct pool *p) MCP_HIDDEN;
 
 /* ---- clientreq.c: requests to the client from a callback ------------- */
@@ -442,6 +516,9 @@ struct session_ops {
 };
 
 struct session {
+	struct entry			 addr;		/* srv->feat.addrs; key:
+						   mcp__session_addr */
+	int				 listed;	/* in srv->feat.addrs */
 	struct mcp_server		*srv;
 	const struct session_ops	*ops;
 	void				*tdata;		/* the transport's */
@@ -479,6 +556,10 @@ struct session {
 
 struct session *mcp__session_new(struct mcp_server *srv,
 	    const struct session_ops *ops, void *tdata) MCP_HIDDEN;
+/* The id user code knows S by (mcp_call_session_id): the transport's
+ * (Mcp-Session-Id, the legacy sessionId), "stdio", or "" for a
+ * stateless session, which cannot be reached once its request ends. */
+const char *mcp__session_addr(const struct session *s) MCP_HIDDEN;
 /* The transport is gone: flag in-flight calls, drop their answers. */
 void	 mcp__session_close(struct session *s) MCP_HIDDEN;
 void	 mcp__session_unref(struct session *s) MCP_HIDDEN;

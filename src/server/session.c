@@ -93,11 +93,20 @@ mcp__session_new(struct mcp_server *srv, const struct session_ops *ops,
 	return s;
 }
 
+const char *
+mcp__session_addr(const struct session *s)
+{
+	if (s->id[0] != '\0')
+		return s->id;
+	return s->implicit ? "" : "stdio";
+}
+
 void
 mcp__session_unref(struct session *s)
 {
 	if (s == NULL || --s->refs > 0)
 		return;
+	mcp__notify_forget(s);
 	if (s->sprev != NULL)
 		s->sprev->snext = s->snext;
 	else if (s->srv->sessions == s)
@@ -137,6 +146,7 @@ mcp__session_close(struct session *s)
 	if (s->closed)
 		return;
 	s->closed = 1;
+	mcp__notify_forget(s);		/* mcp_server_log_to: MCP_ENOENT */
 	mcp__metrics_session_end(s);
 	mcp__clientreq_drop(s, NULL);	/* waiting callbacks give up */
 	for (i = 0; i < s->nbuckets; i++)

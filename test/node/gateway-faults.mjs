@@ -137,6 +137,27 @@ const T = memcheck ? 60000 : 20000;
 	ok(e && (e.code === 0), `the gateway exits 0 on SIGTERM (${JSON.stringify(e)})`, g.log);
 }
 
+// ---- back-to-back requests on one kept-alive connection -----------------
+
+// A request read while the loop is in its prepare phase (where the
+// server answers) was sent to the child only at the next timer, 200 ms
+// later: 50 in a row took 10 s. They take milliseconds each.
+{
+	const g = await start(['--http', '127.0.0.1:0', '--', DEMO]);
+	const o = await open(g);
+	const t0 = Date.now();
+	let good = 0;
+	for (let i = 0; i < 50; i++) {
+		const r = await call(g, o.sid, 10 + i, 'echo', { text: `k${i}` });
+		if (answerOf(r, 10 + i)?.result?.content?.[0]?.text === `k${i}`) good++;
+	}
+	const ms = Date.now() - t0;
+	ok(good === 50, `50 calls one after the other, each answered (${good})`);
+	ok(ms < (memcheck ? 30000 : 5000), `... none waits for a timer: ${ms} ms for 50 (a 200 ms stall each would be 10 s)`);
+	await del(g, o.sid);
+	await stop(g);
+}
+
 // ---- SIGTERM mid-call: the call finishes, then the gateway exits --------
 
 {
@@ -285,8 +306,12 @@ if (!memcheck) {
 	ok(fd2 <= fd0, `... no fd leaked: ${fd2} after`);
 	const rss2 = rssKb(gwpid(g));
 	console.log(`# RSS (KiB): ${rss0} at the start; ${c1.rss} with ${N} sessions, ${rss1} after; ${c2.rss} with ${N} again, ${rss2} after`);
-	ok(rss1 - rss0 < 4096 && rss2 - rss0 < 4096, `... memory back near its start after each round (${rss0} -> ${rss1}, ${rss2} KiB)`);
-	ok(c2.rss - c1.rss < 2048, `... and a second round takes no more than the first (${c1.rss}, ${c2.rss} KiB)`);
+	// AddressSanitizer keeps what is freed in quarantine (its design):
+	// there LeakSanitizer checks for leaks, and these two do not apply.
+	if (!process.env.MCP_SANITIZE) {
+		ok(rss1 - rss0 < 4096 && rss2 - rss0 < 4096, `... memory back near its start after each round (${rss0} -> ${rss1}, ${rss2} KiB)`);
+		ok(c2.rss - c1.rss < 2048, `... and a second round takes no more than the first (${c1.rss}, ${c2.rss} KiB)`);
+	}
 	await stop(g);
 }
 

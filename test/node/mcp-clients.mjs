@@ -15,12 +15,14 @@ const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SDK = path.join(HERE, 'node_modules/@modelcontextprotocol/sdk/dist/esm');
 const load = (p) => import(pathToFileURL(path.join(SDK, p)).href);
 
-// The SDK modules: Client, StdioClientTransport, SSEClientTransport, and
-// types (types.js: McpError, the request schemas).
+// The SDK modules: Client, StdioClientTransport, SSEClientTransport,
+// StreamableHTTPClientTransport, and types (types.js: McpError, the
+// request schemas).
 export const sdk = {
 	Client: (await load('client/index.js')).Client,
 	StdioClientTransport: (await load('client/stdio.js')).StdioClientTransport,
 	SSEClientTransport: (await load('client/sse.js')).SSEClientTransport,
+	StreamableHTTPClientTransport: (await load('client/streamableHttp.js')).StreamableHTTPClientTransport,
 	types: await load('types.js'),
 };
 
@@ -147,8 +149,9 @@ export function post(url, body) {
 // ---- SDK connections -----------------------------------------------------------
 
 /*
- * The SDK client on KIND ('stdio': SERVER spawned with ARGS; else SSE to
- * the server httpServer() resolves to, {base}), named CLIENTINFO, with
+ * The SDK client on KIND ('stdio': SERVER spawned with ARGS; 'http':
+ * Streamable HTTP to /mcp of the server httpServer(ARGS) resolves to,
+ * {base}; else legacy SSE to its /sse), named CLIENTINFO, with
  * CAPABILITIES when given and the request HANDLERS ([[schema, name, fn]]:
  * fn(request, extra) => result). conn.received records every message the
  * transport hands up, in order, conn.sent every message sent, conn.handled
@@ -170,7 +173,9 @@ export async function openSdk({ kind, server, args = [], tag = 'sdk', httpServer
 		const srv = await httpServer(args);
 		if (srv.base === null)
 			return { connectError: new Error('the HTTP server did not start') };
-		transport = new sdk.SSEClientTransport(new URL(srv.base + '/sse'));
+		transport = kind === 'http' ?
+		    new sdk.StreamableHTTPClientTransport(new URL(srv.base + '/mcp')) :
+		    new sdk.SSEClientTransport(new URL(srv.base + '/sse'));
 	}
 	const send = transport.send.bind(transport);
 	transport.send = (msg, o) => {
