@@ -329,6 +329,98 @@ MCP_EXTERN int		 mcp_server_on_roots_changed(mcp_server *srv,
 			    mcp_roots_fn fn, void *udata,
 			    void (*udata_free)(void *));
 
+/* ---- Sessions (mcp_call_session(3)) ----------------------------------- */
+
+/* What a call knows of its session: its id and transport, the
+ * negotiated version, the client's clientInfo and capabilities, the
+ * identity it was opened with, and the user data the open hook gave.
+ * Never changes once open; valid inside a callback until it returns (a
+ * deferred call: until mcp_call_finish), and in the hooks below until
+ * the close hook returns. */
+typedef struct mcp_session mcp_session;
+
+/* Runs on the loop thread when a session opens: after initialize was
+ * accepted (before its answer goes), or at the first request of a
+ * stateless one. Returns the session's data (may be NULL), which the
+ * callbacks read with mcp_call_session_data from worker threads, so it
+ * must be safe to use from several at once. Must not block. */
+typedef void	*(*mcp_session_open_fn)(mcp_session *sess, void *udata);
+/* Runs on the loop thread once the session has ended and the last
+ * call of its has returned (or, deferred, been finished), once for each
+ * open: frees DATA. */
+typedef void	 (*mcp_session_close_fn)(mcp_session *sess, void *data,
+		    void *udata);
+
+/* Sets the hooks (either may be NULL; both NULL removes them). UDATA is
+ * handed to both and freed with UDATA_FREE when replaced, on
+ * mcp_server_free, or at once if this fails. Not in relay mode. Before
+ * run. */
+MCP_EXTERN int		 mcp_server_on_session(mcp_server *srv,
+			    mcp_session_open_fn open_fn,
+			    mcp_session_close_fn close_fn, void *udata,
+			    void (*udata_free)(void *));
+
+/* The session's id (Mcp-Session-Id, the legacy sessionId), "stdio", or
+ * "" for a stateless request; its transport: "stdio", "sse" or
+ * "streamable"; its protocol version ("2025-06-18"). Static or the
+ * session's: valid as long as SESS. Any thread. */
+MCP_EXTERN const char	*mcp_session_id(mcp_session *sess);
+MCP_EXTERN const char	*mcp_session_transport(mcp_session *sess);
+MCP_EXTERN const char	*mcp_session_protocol(mcp_session *sess);
+/* The clientInfo and capabilities the client sent in initialize (NULL
+ * and {} when it left them out; NULL for a stateless request). Borrowed
+ * and read-only: copy them (json_deep_copy) to keep them. Any thread. */
+MCP_EXTERN const json_t	*mcp_session_client_info(mcp_session *sess);
+MCP_EXTERN const json_t	*mcp_session_client_capabilities(
+			    mcp_session *sess);
+/* The subject and claims the authentication hook gave for the request
+ * that opened the session (mcp_server_set_auth(3)); NULL when none.
+ * Borrowed, read-only. Any thread. */
+MCP_EXTERN const char	*mcp_session_identity(mcp_session *sess);
+MCP_EXTERN const json_t	*mcp_session_identity_claims(mcp_session *sess);
+/* What the open hook returned; NULL before it has run. */
+MCP_EXTERN void		*mcp_session_data(mcp_session *sess);
+
+/* ---- Authentication (mcp_server_set_auth(3)) -------------------------- */
+
+/* One HTTP request's bearer token being checked: the hook reports
+ * through the setters below. Valid only inside the hook. */
+typedef struct mcp_auth mcp_auth;
+
+/* What the hook answers. */
+#define MCP_AUTH_OK		0	/* let the request in */
+#define MCP_AUTH_INVALID	401	/* no valid token: 401 invalid_token */
+#define MCP_AUTH_FORBIDDEN	403	/* valid, not allowed: 403
+					 * insufficient_scope */
+
+/* Checks TOKEN (what follows "Authorization: Bearer "), on the loop
+ * thread, for every HTTP request that carries one: it must be fast, or
+ * cache what it verified. */
+typedef int	(*mcp_auth_fn)(mcp_auth *auth, const char *token,
+		    void *udata);
+
+/* Sets the hook: over HTTP, a request without a bearer token gets 401,
+ * and one with a token gets what FN answers. It replaces --auth-token
+ * and --auth-token-file. FN NULL removes it. UDATA as for
+ * mcp_tool_register. Before run. */
+MCP_EXTERN int		 mcp_server_set_auth(mcp_server *srv, mcp_auth_fn fn,
+			    void *udata, void (*udata_free)(void *));
+/* Inside the hook: who the token names (copied; a session stays bound
+ * to it), and its claims (stolen, even on failure; NULL is out of
+ * memory), read by callbacks through mcp_call_identity(3). */
+MCP_EXTERN int		 mcp_auth_set_subject(mcp_auth *auth,
+			    const char *subject);
+MCP_EXTERN int		 mcp_auth_set_claims_new(mcp_auth *auth,
+			    json_t *claims);
+/* Inside the hook: the challenge's error_description and, for 403, the
+ * scope the request needs (copied; default --auth-scopes). */
+MCP_EXTERN int		 mcp_auth_set_error(mcp_auth *auth,
+			    const char *description);
+MCP_EXTERN int		 mcp_auth_set_scope(mcp_auth *auth, const char *scope);
+/* Inside the hook: a header of the request (NULL when absent), e.g.
+ * Mcp-Session-Id to cache by session. Borrowed until it returns. */
+MCP_EXTERN const char	*mcp_auth_header(mcp_auth *auth, const char *name);
+
 /* ---- The call context (inside the callback, on its worker thread) ----- */
 
 /*
@@ -358,6 +450,16 @@ MCP_EXTERN const char	*mcp_call_session_id(mcp_call *call);
  * callback; the tool's name (NULL outside tools/call). */
 MCP_EXTERN void		*mcp_call_udata(mcp_call *call);
 MCP_EXTERN const char	*mcp_call_tool(mcp_call *call);
+/* The call's session (never NULL inside a callback), and the data its
+ * open hook gave (mcp_call_session(3)). */
+MCP_EXTERN mcp_session	*mcp_call_session(mcp_call *call);
+MCP_EXTERN void		*mcp_call_session_data(mcp_call *call);
+/* Over HTTP with an authentication hook: the subject and claims of the
+ * request that made this call (a refreshed token's, same subject as the
+ * session's); NULL on stdio, without a hook, or when it set none.
+ * Borrowed and read-only, as long as the call. */
+MCP_EXTERN const char	*mcp_call_identity(mcp_call *call);
+MCP_EXTERN const json_t	*mcp_call_identity_claims(mcp_call *call);
 /* The URI being read, or the ref/resource URI being completed; the
  * prompt being got, or the ref/prompt being completed; else NULL. */
 MCP_EXTERN const char	*mcp_call_uri(mcp_call *call);

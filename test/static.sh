@@ -181,6 +181,10 @@ compile_app examples/conformance-server.c "$MCP_BUILD/conformance-server"
 compile_app examples/deferred-server.c "$MCP_BUILD/deferred-server"
 compile_app test/sdrun.c "$MCP_BUILD/sdrun"
 compile_app test/flags-server.c "$MCP_BUILD/flags-server"
+# Built only where libcrypto is (configure).
+if [ -x "$MCP_BUILD/who-server" ]; then
+	compile_app test/who-server.c "$MCP_BUILD/who-server"
+fi
 for f in test/t_*.c; do
 	compile_app "$f" "$MCP_BUILD/$(basename "$f" .c)"
 done

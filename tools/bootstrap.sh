@@ -4,8 +4,8 @@
 # what it installs and is silent when nothing is missing.
 #   build: compiler, make, autoconf, pkg-config, and the three -dev packages
 #   test:  build, plus what the tests use: node and npm, nginx, valgrind,
-#          mandoc, curl, and clang with its sanitizer and libFuzzer
-#          runtimes (the fuzzers)
+#          mandoc, curl, clang with its sanitizer and libFuzzer runtimes
+#          (the fuzzers), and OpenSSL's headers (test/who-server.c)
 set -e
 what=${1:-build}
 
@@ -42,6 +42,8 @@ if [ "$what" = test ]; then
 	need_cmd mandoc mandoc
 	need_cmd curl curl
 	need_cmd clang clang
+	# libcrypto, for test/who-server.c alone (signed tokens).
+	need_pkg libssl-dev
 	# libFuzzer and clang's sanitizer runtimes, for the default clang.
 	need_pkg libclang-rt-dev
 fi

@@ -297,6 +297,10 @@ mcp__http_conf_free(struct http_conf *c)
 	}
 	free(c->auth_token);
 	free(c->auth_token_file);
+	if (c->auth_free != NULL)
+		c->auth_free(c->auth_udata);
+	c->auth_fn = NULL;
+	c->auth_free = NULL;
 	free(c->metrics_listen);
 	free(c->auth_server);
 	free(c->resource_url);

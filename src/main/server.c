@@ -338,6 +338,8 @@ mcp_server_free(mcp_server *srv)
 		return;
 	mcp__registry_free(&srv->reg);
 	mcp__features_free(srv);
+	if (srv->sess_free != NULL)
+		srv->sess_free(srv->sess_udata);
 	ev_loop_destroy(srv->loop);
 	free(srv->name);
 	free(srv->version);
@@ -431,6 +433,32 @@ mcp_server_set_max_message(mcp_server *srv, size_t bytes)
 	if (bytes < 64 || bytes > ((size_t)1 << 30))
 		return MCP_EINVAL;
 	srv->max_message = bytes;
+	return MCP_OK;
+}
+
+/*
+ * The authentication hook lives in the HTTP configuration beside the
+ * static token it replaces; the daemon calls it (transport/http.c).
+ */
+int
+mcp_server_set_auth(mcp_server *srv, mcp_auth_fn fn, void *udata,
+    void (*udata_free)(void *))
+{
+	struct http_conf	*c;
+
+	if (srv == NULL || srv->running) {
+		if (udata_free != NULL)
+			udata_free(udata);
+		return srv == NULL ? MCP_ENOMEM : MCP_ESTATE;
+	}
+	c = &mcp__host(srv)->hconf;
+	if (c->auth_free != NULL)
+		c->auth_free(c->auth_udata);
+	c->auth_fn = fn;
+	c->auth_udata = fn != NULL ? udata : NULL;
+	c->auth_free = fn != NULL ? udata_free : NULL;
+	if (fn == NULL && udata_free != NULL)
+		udata_free(udata);
 	return MCP_OK;
 }
 

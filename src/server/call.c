@@ -42,6 +42,7 @@ mcp__call_free(struct mcp_call *c)
 	json_decref(c->structured);
 	mcp__tool_unref(c->tool);
 	mcp__feat_unref(c->feat);
+	mcp__identity_unref(c->ident);
 	free(c->description);
 	free(c->method);
 	free(c->rpc_msg);
@@ -71,6 +72,36 @@ json_t *
 mcp_call_args(mcp_call *call)
 {
 	return call->args;
+}
+
+/*
+ * Who is calling. c->info is the session's struct mcp_session, complete
+ * before the call was queued and unchanged since (session.c); c->ident
+ * is the identity of the request that made the call. Both outlive the
+ * call, so these read them without a lock.
+ */
+mcp_session *
+mcp_call_session(mcp_call *call)
+{
+	return call->info;
+}
+
+void *
+mcp_call_session_data(mcp_call *call)
+{
+	return call->info != NULL ? call->info->data : NULL;
+}
+
+const char *
+mcp_call_identity(mcp_call *call)
+{
+	return call->ident != NULL ? call->ident->subject : NULL;
+}
+
+const json_t *
+mcp_call_identity_claims(mcp_call *call)
+{
+	return call->ident != NULL ? call->ident->claims : NULL;
 }
 
 int
@@ -616,7 +647,7 @@ static void
 lctx_set(struct mcp_call *c)
 {
 	mcp__lctx.id = c->id;
-	mcp__lctx.sid = c->sess != NULL ? c->sess->id : NULL;
+	mcp__lctx.sid = c->info != NULL ? c->info->id : NULL;
 	mcp__lctx.rid = c->rid;
 	mcp__lctx.tool = c->kind == CALL_TOOL ? c->tool->name : NULL;
 }
@@ -1248,7 +1279,8 @@ mcp_call_finish(mcp_call *call)
 const char *
 mcp_call_session_id(mcp_call *call)
 {
-	if (call == NULL || call->sess == NULL)
+	/* The session's info, not the session: this runs off the loop. */
+	if (call == NULL || call->info == NULL)
 		return "";
-	return mcp__session_addr(call->sess);
+	return mcp_session_id(call->info);
 }

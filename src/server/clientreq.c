@@ -489,6 +489,8 @@ mcp__clientreq_roots_changed(struct session *s)
 	c->log_level = s->log_level;
 	c->pool = &srv->pool;
 	c->caps = caps;
+	c->info = s->info;
+	c->ident = mcp__identity_ref(s->ident);
 	snprintf(c->key, sizeof(c->key), "r%u", ++seq);
 	c->hash = mcp__hash(c->key);
 	mcp__session_track(s, c);

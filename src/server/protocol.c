@@ -283,6 +283,8 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 		    json_string(srv->instructions));
 	MCP_LOG(MCP_LOG_INFO, "session initialized: client asked %s, "
 	    "speaking %s", want, mcp__version_str(s->version));
+	/* Its calls may come with the next line: the hook runs first. */
+	mcp__session_open(s);
 	mcp__notify_listen(s);
 	reply_result_new(s, bt, id, res);
 }
@@ -473,6 +475,8 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	c->log_level = s->log_level;
 	c->pool = &s->srv->pool;
 	c->caps = s->caps;
+	c->info = s->info;
+	c->ident = mcp__identity_ref(s->ident);
 	c->hash = hash;
 	memcpy(c->key, key, sizeof(c->key));
 	mcp__session_track(s, c);
@@ -1054,6 +1058,9 @@ request(struct session *s, struct batch *bt, struct rpc_fields *f,
 		    "not initialized: send initialize first");
 		return;
 	}
+	/* A stateless request opens its session without initialize. */
+	if (!s->info->opened)
+		mcp__session_open(s);
 	if (strcmp(method, "tools/call") == 0) {
 		if (f->praw == NULL && f->params == NULL)
 			reply_error(s, bt, m->id, MCP_RPC_INVALID_PARAMS,

@@ -225,6 +225,65 @@ enum call_kind {
 struct session;
 struct batch;
 
+/*
+ * Who sent a request, as the authentication hook said (transport/http.c):
+ * a subject and claims, either may be NULL. Made on the loop and never
+ * changed; the session holds its latest request's, a call the one of the
+ * request that made it. Workers only read it. REFS is the loop's: every
+ * holder takes and lets go of it there (calls are freed on the loop).
+ */
+struct identity {
+	int		 refs;
+	char		*subject;
+	json_t		*claims;
+};
+
+/* Takes SUBJECT and CLAIMS (either may be NULL); NULL on ENOMEM, when
+ * both have been freed. Loop thread. */
+struct identity *mcp__identity_new(char *subject, json_t *claims)
+	    MCP_HIDDEN;
+void	 mcp__identity_free(struct identity *id) MCP_HIDDEN;
+
+static inline struct identity *
+mcp__identity_ref(struct identity *id)
+{
+	if (id != NULL)
+		id->refs++;
+	return id;
+}
+
+static inline void
+mcp__identity_unref(struct identity *id)
+{
+	if (id != NULL && --id->refs == 0)
+		mcp__identity_free(id);
+}
+
+/* Does A name the same subject as B (both anonymous counts)? */
+int	 mcp__identity_same(const struct identity *a,
+	    const struct identity *b) MCP_HIDDEN;
+
+/*
+ * mcp_session: what a call may know of its session. Filled on the loop
+ * when the session opens (mcp__session_open: after initialize, or at a
+ * stateless session's first request), before any call of it is queued,
+ * and never changed after; freed with the session, which every call
+ * holds until it is freed on the loop. So workers read it through
+ * c->info with no lock and no reference count of its own, and never
+ * touch struct session.
+ */
+struct mcp_session {
+	char		 id[40];
+	int		 transport;	/* MT_* */
+	int		 version;
+	json_t		*client_info;	/* references, or NULL */
+	json_t		*client_caps;
+	struct identity	*ident;		/* the opening request's */
+	void		*data;		/* the open hook's */
+	int		 opened;
+	int		 hooked;	/* the open hook ran: close runs */
+};
+
 struct mcp_call {
 	struct mcp_call	*next;		/* job or completion queue */
 	/* A notification a callback sent (progress, log): it travels the
@@ -237,6 +296,8 @@ struct mcp_call {
 	int		 caps;		/* MCP_CAP_*: what it may ask */
 	struct mcp_call	*hnext;		/* session in-flight chain */
 	struct session	*sess;		/* loop-side; a reference */
+	struct mcp_session *info;	/* the session's, for the worker */
+	struct identity	*ident;		/* its request's; a reference */
 	struct batch	*batch;		/* JSON-RPC batch it belongs to */
 	void		*route;		/* loop: where its messages go */
 	struct tool	*tool;		/* a reference */
@@ -451,6 +512,7 @@ struct session_ops {
 	/* mcp_peer_close: end the session once what was sent has gone
 	 * out; its id is unknown from now on. NULL: it cannot end. */
 	void	(*end)(struct session *s);
+	int	 transport;	/* MT_*: what mcp_session_transport names */
 };
 
 struct session {
@@ -488,6 +550,8 @@ struct session {
 	int				 relayed;	/* the relay has seen it */
 	void				*peer_data;	/* the relay's */
 	char				 id[40];	/* the transport's id, for the log */
+	struct identity			*ident;		/* its latest request's */
+	struct mcp_session		*info;		/* for its calls */
 };
 
 struct session *mcp__session_new(struct mcp_server *srv,
@@ -511,6 +575,13 @@ struct mcp_call *mcp__session_find(struct session *s, const char *key,
 void	 mcp__session_track(struct session *s, struct mcp_call *c)
 	    MCP_HIDDEN;
 void	 mcp__session_untrack(struct session *s, struct mcp_call *c)
+	    MCP_HIDDEN;
+/* Loop: S opens (initialize accepted, or a stateless request): its info
+ * is filled and the open hook runs. Once; before any call is queued. */
+void	 mcp__session_open(struct session *s) MCP_HIDDEN;
+/* Loop: the request being handled for S is ID's (a new reference is
+ * taken): its calls carry it. The first one binds S to its subject. */
+void	 mcp__session_identify(struct session *s, struct identity *id)
 	    MCP_HIDDEN;
 
 /* ---- relay.c: the methods answered by a relay (mcp_server_set_relay) */
@@ -670,6 +741,11 @@ struct mcp_server {
 	struct metrics		 metrics;
 	const struct mcp_relay	*relay;		/* NULL: the methods are ours */
 	void			*relay_udata;
+	/* mcp_server_on_session: set before run, loop thread after */
+	mcp_session_open_fn	 sess_open;
+	mcp_session_close_fn	 sess_close;
+	void			*sess_udata;
+	void			(*sess_free)(void *);
 };
 
 /* Loop: something a drain waits for may have ended. Costs a test, and

@@ -4,11 +4,59 @@
  * by id value and JSON type. A transport gives the session one way to
  * send a message. Loop thread only; the reference count is touched only
  * there (calls take a reference when queued and drop it on completion).
+ *
+ * What a callback may know of its session (mcp_session(3)) is a copy
+ * made when the session opens, struct mcp_session, which workers read
+ * and nobody changes; the mcp_session_* getters below read only that,
+ * so they are safe on any thread. The open and close hooks, and the
+ * identities the transports attach, are the loop's.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "server/server.h"
+
+static const char *const transport_names[MT_N] = {
+	"stdio", "sse", "streamable"
+};
+
+struct identity *
+mcp__identity_new(char *subject, json_t *claims)
+{
+	struct identity	*id;
+
+	id = malloc(sizeof(*id));
+	if (id == NULL) {
+		free(subject);
+		json_decref(claims);
+		return NULL;
+	}
+	id->refs = 1;
+	id->subject = subject;
+	id->claims = claims;
+	return id;
+}
+
+void
+mcp__identity_free(struct identity *id)
+{
+	if (id == NULL)
+		return;
+	free(id->subject);
+	json_decref(id->claims);
+	free(id);
+}
+
+int
+mcp__identity_same(const struct identity *a, const struct identity *b)
+{
+	const char	*sa = a != NULL ? a->subject : NULL;
+	const char	*sb = b != NULL ? b->subject : NULL;
+
+	if (sa == NULL || sb == NULL)
+		return sa == sb;
+	return strcmp(sa, sb) == 0;
+}
 
 struct session *
 mcp__session_new(struct mcp_server *srv, const struct session_ops *ops,
@@ -21,12 +69,17 @@ mcp__session_new(struct mcp_server *srv, const struct session_ops *ops,
 		return NULL;
 	s->nbuckets = 8;		/* grows with the calls in flight */
 	s->buckets = calloc(s->nbuckets, sizeof(*s->buckets));
-	if (s->buckets == NULL) {
+	/* Made now, filled when it opens: nothing can fail then. */
+	s->info = calloc(1, sizeof(*s->info));
+	if (s->buckets == NULL || s->info == NULL) {
+		free(s->buckets);
+		free(s->info);
 		free(s);
 		return NULL;
 	}
 	s->srv = srv;
 	s->ops = ops;
+	s->transport = ops->transport;
 	s->tdata = tdata;
 	s->refs = 1;
 	s->version = MCP_V_LATEST;
@@ -60,6 +113,16 @@ mcp__session_unref(struct session *s)
 		s->srv->sessions = s->snext;
 	if (s->snext != NULL)
 		s->snext->sprev = s->sprev;
+	/* The last call of the session has come back: nothing reads its
+	 * data any more. */
+	if (s->info->hooked && s->srv->sess_close != NULL)
+		s->srv->sess_close(s->info, s->info->data,
+		    s->srv->sess_udata);
+	json_decref(s->info->client_info);
+	json_decref(s->info->client_caps);
+	mcp__identity_unref(s->info->ident);
+	free(s->info);
+	mcp__identity_unref(s->ident);
 	json_decref(s->subs);
 	json_decref(s->client_caps);
 	json_decref(s->client_info);
@@ -180,4 +243,121 @@ mcp__session_untrack(struct session *s, struct mcp_call *c)
 			break;
 		}
 	c->hnext = NULL;
+}
+
+/*
+ * The session opens: what its calls may read is copied into s->info
+ * (struct mcp_session), and the open hook runs with it. From here on
+ * the info does not change, so that workers can read it without a lock;
+ * a stdio client cannot initialize twice, and a relay's sessions never
+ * open (their calls run nowhere but in the relay).
+ */
+void
+mcp__session_open(struct session *s)
+{
+	struct mcp_session	*info = s->info;
+	struct mcp_server	*srv = s->srv;
+
+	if (info->opened)
+		return;
+	info->opened = 1;
+	memcpy(info->id, s->id, sizeof(info->id));
+	info->transport = s->transport;
+	info->version = s->version;
+	info->client_info = json_incref(s->client_info);
+	info->client_caps = json_incref(s->client_caps);
+	info->ident = mcp__identity_ref(s->ident);
+	if (srv->sess_open != NULL || srv->sess_close != NULL) {
+		info->hooked = 1;
+		if (srv->sess_open != NULL)
+			info->data = srv->sess_open(info, srv->sess_udata);
+	}
+}
+
+void
+mcp__session_identify(struct session *s, struct identity *id)
+{
+	mcp__identity_ref(id);
+	mcp__identity_unref(s->ident);
+	s->ident = id;
+}
+
+int
+mcp_server_on_session(mcp_server *srv, mcp_session_open_fn open_fn,
+    mcp_session_close_fn close_fn, void *udata, void (*udata_free)(void *))
+{
+	int	 none = open_fn == NULL && close_fn == NULL;
+
+	if (srv == NULL || srv->running) {
+		if (udata_free != NULL)
+			udata_free(udata);
+		return srv == NULL ? MCP_ENOMEM : MCP_ESTATE;
+	}
+	if (srv->sess_free != NULL)
+		srv->sess_free(srv->sess_udata);
+	srv->sess_open = open_fn;
+	srv->sess_close = close_fn;
+	srv->sess_udata = none ? NULL : udata;
+	srv->sess_free = none ? NULL : udata_free;
+	if (none && udata_free != NULL)
+		udata_free(udata);
+	return MCP_OK;
+}
+
+/* ---- mcp_session: any thread, reading only the info ------------------ */
+
+const char *
+mcp_session_id(mcp_session *sess)
+{
+	if (sess == NULL)
+		return NULL;
+	if (sess->id[0] == '\0' && sess->transport == MT_STDIO)
+		return "stdio";
+	return sess->id;
+}
+
+const char *
+mcp_session_transport(mcp_session *sess)
+{
+	if (sess == NULL || sess->transport < 0 || sess->transport >= MT_N)
+		return NULL;
+	return transport_names[sess->transport];
+}
+
+const char *
+mcp_session_protocol(mcp_session *sess)
+{
+	return sess != NULL ? mcp__version_str(sess->version) : NULL;
+}
+
+const json_t *
+mcp_session_client_info(mcp_session *sess)
+{
+	return sess != NULL ? sess->client_info : NULL;
+}
+
+const json_t *
+mcp_session_client_capabilities(mcp_session *sess)
+{
+	return sess != NULL ? sess->client_caps : NULL;
+}
+
+const char *
+mcp_session_identity(mcp_session *sess)
+{
+	return sess != NULL && sess->ident != NULL ? sess->ident->subject :
+	    NULL;
+}
+
+const json_t *
+mcp_session_identity_claims(mcp_session *sess)
+{
+	return sess != NULL && sess->ident != NULL ? sess->ident->claims :
+	    NULL;
+}
+
+void *
+mcp_session_data(mcp_session *sess)
+{
+	return sess != NULL ? sess->data : NULL;
 }

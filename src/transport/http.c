@@ -538,6 +538,7 @@ completed(void *cls, struct MHD_Connection *conn, void **req_cls,
 	h->nreqs--;
 	if (r->tr->req_done != NULL)
 		r->tr->req_done(r);
+	mcp__identity_unref(r->ident);
 	free(r->origin);
 	mcp__buf_free(&r->body);
 	free(r);
@@ -794,6 +795,30 @@ mcp__http_new_id(char *out)
 	return 0;
 }
 
+/*
+ * The security advice binds a session to its user: the session's id is
+ * no credential, the token is, so a request whose token names another
+ * subject than the one that opened the session is refused, valid token
+ * or not. A new token of the same subject (refreshed, or with more
+ * scopes after a 403) replaces the old one for the calls to come.
+ */
+int
+mcp__http_identify(struct http *h, struct MHD_Connection *conn,
+    struct session *s, const char *origin, enum MHD_Result *rc)
+{
+	if (!mcp__identity_same(h->ident, s->ident)) {
+		MCP_LOG(MCP_LOG_INFO, "http: 403: session %.8s belongs to "
+		    "another identity", s->id);
+		*rc = mcp__http_reply_rpc(conn, 403, MCP_RPC_INVALID_REQUEST,
+		    "Forbidden: the session belongs to another identity",
+		    origin);
+		return 0;
+	}
+	if (h->ident != s->ident)
+		mcp__session_identify(s, h->ident);
+	return 1;
+}
+
 /* CORS for an allowed ORIGIN: a browser client may read the answer and
  * the headers it needs (the session, the version, a 401's challenge). */
 void
@@ -989,31 +1014,193 @@ check_host_origin(struct http *h, struct MHD_Connection *conn,
 	return "Origin not allowed";
 }
 
-/* Constant-time comparison of the bearer token. */
-static int
-check_auth(struct http *h, struct MHD_Connection *conn, int *wrong)
-{
-	const char	*a, *want = h->conf->auth_token;
-	size_t		 n, m, i;
-	unsigned char	 diff;
+/*
+ * One request's bearer token being checked by the user's hook
+ * (mcp_server_set_auth(3)): what the hook sets, on the loop's stack.
+ */
+struct mcp_auth {
+	struct MHD_Connection	*conn;
+	char			*subject;
+	json_t			*claims;
+	char			*error;		/* error_description */
+	char			*scope;		/* what a 403 names */
+	int			 nomem;
+};
 
-	*wrong = 0;
-	if (want == NULL)
-		return 1;
+/* What authenticate found. */
+enum {
+	AUTH_PASS,		/* go on (*IDP may be NULL) */
+	AUTH_MISSING,		/* no bearer token: 401, a plain challenge */
+	AUTH_INVALID,		/* 401 invalid_token */
+	AUTH_FORBIDDEN,		/* 403 insufficient_scope */
+	AUTH_NOMEM		/* 500 */
+};
+
+/* The token of "Authorization: Bearer <token>", or NULL. */
+static const char *
+bearer(struct MHD_Connection *conn)
+{
+	const char	*a;
+
 	a = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 	    "Authorization");
 	if (a == NULL || strncasecmp(a, "Bearer ", 7) != 0)
-		return 0;
+		return NULL;
 	a += 7;
 	while (*a == ' ')
 		a++;
+	return a;
+}
+
+/* Constant-time comparison of the bearer token with --auth-token. */
+static int
+static_token(const char *want, const char *a)
+{
+	size_t		 n, m, i;
+	unsigned char	 diff;
+
 	n = strlen(a);
 	m = strlen(want);
 	diff = n != m;
 	for (i = 0; i < m; i++)
 		diff |= (unsigned char)(want[i] ^ (i < n ? a[i] : 0));
-	*wrong = diff != 0;
 	return diff == 0;
+}
+
+/*
+ * Who sent the request. Without authentication every request passes;
+ * with --auth-token the token must match; with a hook, the hook decides,
+ * and what it says becomes the identity (*IDP, a new reference, or NULL
+ * for none). A is the hook's context, kept for the challenge.
+ */
+static int
+authenticate(struct http *h, struct MHD_Connection *conn, struct mcp_auth *a,
+    struct identity **idp)
+{
+	const char	*tok;
+	int		 rc;
+
+	*idp = NULL;
+	memset(a, 0, sizeof(*a));
+	a->conn = conn;
+	if (h->conf->auth_fn == NULL && h->conf->auth_token == NULL)
+		return AUTH_PASS;
+	tok = bearer(conn);
+	if (tok == NULL)
+		return AUTH_MISSING;
+	if (h->conf->auth_fn == NULL)
+		return static_token(h->conf->auth_token, tok) ? AUTH_PASS :
+		    AUTH_INVALID;
+	if (*tok == '\0')
+		return AUTH_INVALID;
+	rc = h->conf->auth_fn(a, tok, h->conf->auth_udata);
+	if (rc == MCP_AUTH_OK && a->nomem)
+		return AUTH_NOMEM;
+	if (rc == MCP_AUTH_OK) {
+		if (a->subject == NULL && a->claims == NULL)
+			return AUTH_PASS;	/* valid, and anonymous */
+		*idp = mcp__identity_new(a->subject, a->claims);
+		a->subject = NULL;
+		a->claims = NULL;
+		return *idp != NULL ? AUTH_PASS : AUTH_NOMEM;
+	}
+	if (rc == MCP_AUTH_FORBIDDEN)
+		return AUTH_FORBIDDEN;
+	if (rc != MCP_AUTH_INVALID)
+		mcp_log(MCP_LOG_ERR, "http: the authentication hook answered "
+		    "%d, taken as MCP_AUTH_INVALID", rc);
+	return AUTH_INVALID;
+}
+
+static void
+auth_clear(struct mcp_auth *a)
+{
+	free(a->subject);
+	json_decref(a->claims);
+	free(a->error);
+	free(a->scope);
+	memset(a, 0, sizeof(*a));
+}
+
+/* S copied into a challenge's quoted string: RFC 6750 allows %x20-21,
+ * %x23-5B and %x5D-7E there; anything else becomes '?'. */
+static int
+quoted(const char *s, char **out)
+{
+	char	*p;
+	size_t	 i, n;
+
+	n = strlen(s);
+	if (n > 512)
+		n = 512;
+	p = malloc(n + 1);
+	if (p == NULL)
+		return MCP_ENOMEM;
+	for (i = 0; i < n; i++)
+		p[i] = s[i] < 0x20 || s[i] > 0x7e || s[i] == '"' ||
+		    s[i] == '\\' ? '?' : s[i];
+	p[n] = '\0';
+	free(*out);
+	*out = p;
+	return MCP_OK;
+}
+
+int
+mcp_auth_set_subject(mcp_auth *auth, const char *subject)
+{
+	char	*p;
+
+	if (auth == NULL || subject == NULL)
+		return MCP_EINVAL;
+	p = strdup(subject);
+	if (p == NULL) {
+		auth->nomem = 1;
+		return MCP_ENOMEM;
+	}
+	free(auth->subject);
+	auth->subject = p;
+	return MCP_OK;
+}
+
+int
+mcp_auth_set_claims_new(mcp_auth *auth, json_t *claims)
+{
+	if (auth == NULL) {
+		json_decref(claims);
+		return MCP_EINVAL;
+	}
+	if (claims == NULL) {
+		auth->nomem = 1;
+		return MCP_ENOMEM;
+	}
+	json_decref(auth->claims);
+	auth->claims = claims;
+	return MCP_OK;
+}
+
+int
+mcp_auth_set_error(mcp_auth *auth, const char *description)
+{
+	if (auth == NULL || description == NULL)
+		return MCP_EINVAL;
+	return quoted(description, &auth->error);
+}
+
+int
+mcp_auth_set_scope(mcp_auth *auth, const char *scope)
+{
+	if (auth == NULL || scope == NULL)
+		return MCP_EINVAL;
+	return quoted(scope, &auth->scope);
+}
+
+const char *
+mcp_auth_header(mcp_auth *auth, const char *name)
+{
+	if (auth == NULL || name == NULL)
+		return NULL;
+	return MHD_lookup_connection_value(auth->conn, MHD_HEADER_KIND,
+	    name);
 }
 
 /* Is the client waiting for 100 Continue? It sends nothing more until
@@ -1191,25 +1378,36 @@ metadata(struct http *h, struct MHD_Connection *conn, const char *url,
 }
 
 /*
- * 401, with a challenge (RFC 6750 §3) naming the error for a wrong token,
- * the scopes the resource wants (--auth-scopes), and the metadata when an
- * authorization server is set (RFC 9728 §5.1); with CORS headers, so
- * that a browser client can read the challenge.
+ * 401 or 403, with a challenge (RFC 6750 §3): the error (invalid_token
+ * for a wrong token, insufficient_scope for a token that may not do
+ * this, none when there was no token), the hook's description, the
+ * scope the request needs (the hook's, else --auth-scopes), and the
+ * metadata when an authorization server is set (RFC 9728 §5.1); with
+ * CORS headers, so that a browser client can read the challenge.
  */
 static enum MHD_Result
-unauthorized(struct http *h, struct MHD_Connection *conn, int wrong,
-    const char *origin)
+unauthorized(struct http *h, struct MHD_Connection *conn, int why,
+    const struct mcp_auth *a, const char *origin)
 {
-	char	 meta[600], value[1400];
-	size_t	 n;
+	const char	*scope = a->scope != NULL ? a->scope :
+			    h->conf->auth_scopes;
+	char		 meta[600], value[2400];
+	size_t		 n;
 
+	if (why == AUTH_NOMEM)
+		return reply_text_cors(conn, 500, "out of memory\n", NULL,
+		    NULL, origin);
 	n = (size_t)snprintf(value, sizeof(value), "Bearer");
-	if (wrong && n < sizeof(value))
+	if (why != AUTH_MISSING && n < sizeof(value))
 		n += (size_t)snprintf(value + n, sizeof(value) - n,
-		    " error=\"invalid_token\",");
-	if (h->conf->auth_scopes != NULL && n < sizeof(value))
+		    " error=\"%s\",", why == AUTH_FORBIDDEN ?
+		    "insufficient_scope" : "invalid_token");
+	if (a->error != NULL && why != AUTH_MISSING && n < sizeof(value))
 		n += (size_t)snprintf(value + n, sizeof(value) - n,
-		    " scope=\"%.600s\",", h->conf->auth_scopes);
+		    " error_description=\"%s\",", a->error);
+	if (scope != NULL && n < sizeof(value))
+		n += (size_t)snprintf(value + n, sizeof(value) - n,
+		    " scope=\"%.600s\",", scope);
 	if (h->conf->auth_server != NULL && n < sizeof(value)) {
 		metadata_url(h, conn, meta, sizeof(meta));
 		n += (size_t)snprintf(value + n, sizeof(value) - n,
@@ -1217,6 +1415,9 @@ unauthorized(struct http *h, struct MHD_Connection *conn, int wrong,
 	}
 	if (n < sizeof(value) && value[n - 1] == ',')
 		value[n - 1] = '\0';
+	if (why == AUTH_FORBIDDEN)
+		return reply_text_cors(conn, 403, "insufficient scope\n",
+		    "WWW-Authenticate", value, origin);
 	return reply_text_cors(conn, 401, "unauthorized\n",
 	    "WWW-Authenticate", value, origin);
 }
@@ -1344,6 +1545,48 @@ route_of(struct http *h, const char *url, const char *path)
 	return HTTP_R_OTHER;
 }
 
+/*
+ * After the checks, the routes that are answered at once: GET /sse, GET
+ * and DELETE /mcp, and every refusal by method, path or Content-Type.
+ * -1 when the request is a POST whose body is to be read (*KIND its
+ * route, *SID its Mcp-Session-Id); else MHD's answer.
+ */
+static int
+route_request(struct http *h, struct MHD_Connection *conn,
+    struct conn_info *ci, const char *method, const char *path,
+    const char *origin, const char **sid, int *kind)
+{
+	if (path != NULL && strcmp(path, "/sse") == 0) {
+		if (strcmp(method, "GET") != 0)
+			return reply_text(conn, 405, "method not allowed\n",
+			    "Allow", "GET");
+		return h->tr[HT_SSE]->get(h, conn, NULL, origin);
+	}
+	*kind = ROUTE_MESSAGES;
+	if (path != NULL && strcmp(path, "/mcp") == 0) {
+		*kind = ROUTE_MCP;
+		*sid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+		    "Mcp-Session-Id");
+		set_sid(ci, *sid);
+		if (strcmp(method, "GET") == 0)
+			return h->tr[HT_MCP]->get(h, conn, *sid, origin);
+		if (strcmp(method, "DELETE") == 0)
+			return h->tr[HT_MCP]->del(h, conn, *sid, origin);
+		if (strcmp(method, "POST") != 0)
+			return reply_text(conn, 405, "method not allowed\n",
+			    "Allow", "GET, POST, DELETE");
+	} else if (path == NULL || strcmp(path, "/messages") != 0)
+		return reply_text(conn, 404, "not found\n", NULL, NULL);
+	else if (strcmp(method, "POST") != 0)
+		return reply_text(conn, 405, "method not allowed\n", "Allow",
+		    "POST");
+	if (!is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    "Content-Type")))
+		return mcp__http_reply_rpc(conn, 415, MCP_RPC_INVALID_REQUEST,
+		    "Content-Type must be application/json", origin);
+	return -1;
+}
+
 /* The first call for a request: headers are in. */
 static enum MHD_Result
 begin(struct http *h, struct MHD_Connection *conn, const char *url,
@@ -1352,9 +1595,11 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	const char	*path, *origin, *why, *v, *sid = NULL;
 	struct conn_info *ci;
 	struct req	*r;
+	struct mcp_auth	 auth;
+	struct identity	*id;
 	char		*end;
 	unsigned long long len;
-	int		 wrong, kind, too_large;
+	int		 kind, too_large, rc;
 
 	/* A request has begun: it gets --request-timeout to arrive whole. */
 	ci = conn_info(conn);
@@ -1379,8 +1624,16 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		why = check_host_origin(h, conn, &origin);
 		if (why != NULL)
 			return reply_text(conn, 403, "forbidden\n", NULL, NULL);
-		if (!h->metrics_only && !check_auth(h, conn, &wrong))
-			return unauthorized(h, conn, wrong, NULL);
+		if (!h->metrics_only) {
+			rc = authenticate(h, conn, &auth, &id);
+			mcp__identity_unref(id);
+			if (rc != AUTH_PASS) {
+				rc = unauthorized(h, conn, rc, &auth, NULL);
+				auth_clear(&auth);
+				return rc;
+			}
+			auth_clear(&auth);
+		}
 		if (strcmp(url, "/metrics") != 0 && (path == NULL ||
 		    strcmp(path, "/metrics") != 0))
 			return reply_text(conn, 404, "not found\n", NULL,
@@ -1401,36 +1654,28 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	}
 	if (h->conf->auth_server != NULL && is_metadata(h, url))
 		return metadata(h, conn, url, method, origin);
-	if (!check_auth(h, conn, &wrong))
-		return unauthorized(h, conn, wrong, origin);
-	if (path != NULL && strcmp(path, "/sse") == 0) {
-		if (strcmp(method, "GET") != 0)
-			return reply_text(conn, 405, "method not allowed\n",
-			    "Allow", "GET");
-		return h->tr[HT_SSE]->get(h, conn, NULL, origin);
+	rc = authenticate(h, conn, &auth, &id);
+	if (rc != AUTH_PASS) {
+		MCP_LOG(MCP_LOG_INFO, "http: %d %s %s: %s%s%s", rc ==
+		    AUTH_FORBIDDEN ? 403 : rc == AUTH_NOMEM ? 500 : 401, method,
+		    url, rc == AUTH_MISSING ? "no bearer token" : rc ==
+		    AUTH_FORBIDDEN ? "token not allowed" : rc == AUTH_NOMEM ?
+		    "out of memory" : "invalid token", auth.error != NULL ?
+		    ": " : "", auth.error != NULL ? auth.error : "");
+		rc = unauthorized(h, conn, rc, &auth, origin);
+		auth_clear(&auth);
+		return rc;
 	}
+	auth_clear(&auth);
 	kind = ROUTE_MESSAGES;
-	if (path != NULL && strcmp(path, "/mcp") == 0) {
-		kind = ROUTE_MCP;
-		sid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-		    "Mcp-Session-Id");
-		set_sid(ci, sid);
-		if (strcmp(method, "GET") == 0)
-			return h->tr[HT_MCP]->get(h, conn, sid, origin);
-		if (strcmp(method, "DELETE") == 0)
-			return h->tr[HT_MCP]->del(h, conn, sid, origin);
-		if (strcmp(method, "POST") != 0)
-			return reply_text(conn, 405, "method not allowed\n",
-			    "Allow", "GET, POST, DELETE");
-	} else if (path == NULL || strcmp(path, "/messages") != 0)
-		return reply_text(conn, 404, "not found\n", NULL, NULL);
-	else if (strcmp(method, "POST") != 0)
-		return reply_text(conn, 405, "method not allowed\n", "Allow",
-		    "POST");
-	if (!is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-	    "Content-Type")))
-		return mcp__http_reply_rpc(conn, 415, MCP_RPC_INVALID_REQUEST,
-		    "Content-Type must be application/json", origin);
+	/* A GET or DELETE is served now: the transport finds ID there. */
+	h->ident = id;
+	rc = route_request(h, conn, ci, method, path, origin, &sid, &kind);
+	h->ident = NULL;
+	if (rc != -1) {
+		mcp__identity_unref(id);
+		return rc;
+	}
 	/*
 	 * A body over --max-message is read and thrown away, and answered
 	 * 413 when it ends: a client still sending would read a reset, not
@@ -1452,13 +1697,17 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		/* Lingering: it may send the body all the same. */
 		if (ci != NULL)
 			ci->linger = 1;
+		mcp__identity_unref(id);
 		return mcp__http_reply_rpc(conn, 413, MCP_RPC_INVALID_REQUEST,
 		    TOO_LARGE, origin);
 	}
 	r = calloc(1, sizeof(*r));
-	if (r == NULL)
+	if (r == NULL) {
+		mcp__identity_unref(id);
 		return MHD_NO;
+	}
 	h->nreqs++;
+	r->ident = id;		/* the POST's, until it is done */
 	r->kind = kind;
 	r->tr = h->tr[kind == ROUTE_MCP ? HT_MCP : HT_SSE];
 	if (too_large) {
@@ -1503,6 +1752,7 @@ handle(struct http *h, struct MHD_Connection *conn, const char *url,
 {
 	struct req	*r = *req_cls;
 	struct conn_info *ci;
+	enum MHD_Result	 rc;
 
 	if (r == NULL)
 		return begin(h, conn, url, method, req_cls);
@@ -1539,14 +1789,16 @@ handle(struct http *h, struct MHD_Connection *conn, const char *url,
 		return r->tr->resumed(h, conn, r);
 	if (r->too_large)
 		return too_large(conn, r);
-	if (r->kind == ROUTE_MCP) {
+	if (r->kind == ROUTE_MCP)
 		r->posted = 1;
-		return r->tr->post(h, conn, r);
-	}
-	if (r->sid[0] == '\0')
+	else if (r->sid[0] == '\0')
 		return mcp__http_reply_rpc(conn, 400, MCP_RPC_INVALID_REQUEST,
 		    "missing sessionId", r->origin);
-	return r->tr->post(h, conn, r);
+	/* The calls its body makes carry its identity. */
+	h->ident = r->ident;
+	rc = r->tr->post(h, conn, r);
+	h->ident = NULL;
+	return rc;
 }
 
 /* MHD's handler: the request's id is on every line logged meanwhile. */
@@ -1770,6 +2022,9 @@ mcp__http_start(struct mcp_server *srv, struct http_conf *conf,
 	}
 	if (conf->addr == NULL)
 		return MCP_OK;
+	if (conf->auth_fn != NULL && conf->auth_token != NULL)
+		mcp_log(MCP_LOG_WARN, "http: an authentication hook is set: "
+		    "it alone checks tokens, --auth-token is not used");
 	if ((h = http_new(srv, conf, conf->addr, tr)) == NULL)
 		return MCP_ESYS;
 	*http = h;

@@ -35,6 +35,7 @@ struct req {
 	char		*origin;
 	struct buf	 body;
 	struct route	*route;		/* /mcp: a POST waiting on it */
+	struct identity	*ident;		/* who sent it (a reference), or NULL */
 };
 
 /*
@@ -89,6 +90,9 @@ struct http_transport {
 struct http {
 	struct mcp_server	*srv;
 	struct http_conf	*conf;
+	/* Who sent the request being handed to a transport now (the
+	 * authentication hook's), or NULL: borrowed for that call. */
+	struct identity		*ident;
 	const struct http_transport *tr[HT_N];	/* none: --metrics-listen's */
 	struct MHD_Daemon	*d;
 	ev_io			 io;		/* MHD's epoll fd */
@@ -153,5 +157,12 @@ void	 mcp__http_shutdown(struct MHD_Connection *conn) MCP_HIDDEN;
 struct MHD_Response *mcp__http_body(struct http *h,
 	    struct MHD_Connection *conn, struct buf *b) MCP_HIDDEN;
 int	 mcp__http_new_id(char *out) MCP_HIDDEN;
+/* The request being handled names session S: may it? A session is
+ * bound to the subject that opened it; a request of another subject's
+ * gets 403 (queued in *RC, 0 returned). Else S takes the request's
+ * identity (a refreshed token's claims) for its calls, and 1 returns. */
+int	 mcp__http_identify(struct http *h, struct MHD_Connection *conn,
+	    struct session *s, const char *origin, enum MHD_Result *rc)
+	    MCP_HIDDEN;
 
 #endif /* MCP_HTTP_H */

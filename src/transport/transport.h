@@ -72,6 +72,9 @@ struct http_conf {
 	char		*metrics_listen; /* ... or on this one */
 	int		 access_log;	/* a line per HTTP request */
 	int		 stream_after_ms; /* a waiting POST turns into a stream */
+	mcp_auth_fn	 auth_fn;	/* mcp_server_set_auth: over auth_token */
+	void		*auth_udata;
+	void		(*auth_free)(void *);
 };
 
 struct http;

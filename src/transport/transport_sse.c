@@ -46,6 +46,7 @@ static const struct session_ops sse_ops = {
 	NULL,
 	NULL,
 	sse_end,
+	MT_SSE,
 };
 
 static struct sse_stream *
@@ -279,6 +280,7 @@ sse_open(struct http *h, struct MHD_Connection *conn, const char *sid,
 		return MHD_NO;
 	}
 	st->sess->max_inflight = h->conf->max_inflight;
+	mcp__session_identify(st->sess, h->ident);	/* bound to it */
 	st->h = h;
 	st->conn = conn;
 	st->hash = mcp__hash(st->id);
@@ -342,12 +344,15 @@ sse_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 	struct buf		 err = { 0 };
 	const char		*body = rq->body.data, *origin = rq->origin;
 	size_t			 len = rq->body.len;
+	enum MHD_Result		 refused;
 	int			 rc;
 
 	st = find(h, rq->sid);
 	if (st == NULL || st->ending)
 		return mcp__http_reply_rpc(conn, 404, MCP_RPC_INVALID_REQUEST,
 		    "session not found", origin);
+	if (!mcp__http_identify(h, conn, st->sess, origin, &refused))
+		return refused;
 	if (h->srv->draining) {
 		mcp__http_refused(h, ML_DRAINING);
 		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,

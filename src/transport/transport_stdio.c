@@ -50,6 +50,7 @@ static const struct session_ops stdio_ops = {
 	NULL,
 	NULL,
 	NULL,
+	MT_STDIO,
 };
 
 static void	 try_write(struct stdio_transport *);

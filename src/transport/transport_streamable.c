@@ -118,6 +118,7 @@ static const struct session_ops st_ops = {
 	st_hold,
 	st_close,
 	st_end,
+	MT_STREAMABLE,
 };
 
 static uint64_t
@@ -174,6 +175,7 @@ ssess_new(struct http *h, int stateless)
 		return NULL;
 	}
 	ss->sess->max_inflight = h->conf->max_inflight;
+	mcp__session_identify(ss->sess, h->ident);	/* bound to it */
 	memcpy(ss->sess->id, ss->id, sizeof(ss->id));	/* for the log */
 	ss->h = h;
 	ss->stateless = stateless;
@@ -1077,6 +1079,8 @@ session_of(struct http *h, struct MHD_Connection *conn, const char *sid,
 		*rc = reply_rpc(conn, 400, why, origin);
 		return NULL;
 	}
+	if (!mcp__http_identify(h, conn, ss->sess, origin, rc))
+		return NULL;
 	ss->seen = ev_now(h->srv->loop);
 	return ss;
 }
