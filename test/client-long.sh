@@ -10,7 +10,10 @@
 # Then SIGTERM mid-call: mcp-call exits 143 at once, its stdio child is
 # gone, and over HTTP the server counts the call cancelled and the
 # session deleted. test/run.sh runs this one beside the others (it mostly
-# waits). Prints TAP only.
+# waits). And the same calls through mcp-gateway in front of mcp-demo
+# over stdio (a child per session): /mcp and /sse with keepalives only,
+# directly and through the same nginx, and /mcp with progress. Prints
+# TAP only.
 #
 # Environment: LONG_MS (180000).
 set -u
@@ -50,7 +53,24 @@ sed -e "s|^\([[:space:]]*\)listen 80;|\1listen 127.0.0.1:$nport;|" \
     docs/nginx.conf >"$tmp/libmcp.conf"
 grep -q "proxy_read_timeout 20s;" "$tmp/libmcp.conf" ||
     bail "docs/nginx.conf has the proxy_read_timeout line this test rewrites"
-nginx_main "$tmp" "$tmp/libmcp.conf"
+"$MCP_BUILD/mcp-gateway" --http 127.0.0.1:0 --keepalive 5 -- "$MCP_DEMO" \
+    </dev/null >/dev/null 2>"$tmp/gw.log" &
+gpid=$!
+pids="$pids $gpid"
+gport=$(logged_port "$tmp/gw.log" "$gpid") || bail "mcp-gateway --http starts"
+gnport=$(node -e 'const s = require("net").createServer();
+    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')
+# The same site in front of the gateway, under an upstream of its own.
+sed -e "s|^\([[:space:]]*\)listen 127\.0\.0\.1:$nport;|\1listen 127.0.0.1:$gnport;|" \
+    -e "s|^\([[:space:]]*\)server 127\.0\.0\.1:$port;|\1server 127.0.0.1:$gport;|" \
+    -e "s|upstream libmcp |upstream libmcpgw |" \
+    -e "s|proxy_pass http://libmcp;|proxy_pass http://libmcpgw;|" \
+    "$tmp/libmcp.conf" >"$tmp/gw.conf"
+grep -q "server 127.0.0.1:$gport;" "$tmp/gw.conf" &&
+    grep -q "listen 127.0.0.1:$gnport;" "$tmp/gw.conf" &&
+    ! grep -q "proxy_pass http://libmcp;" "$tmp/gw.conf" ||
+    bail "the gateway's copy of the nginx site points at the gateway"
+nginx_main "$tmp" "$tmp/libmcp.conf" "$tmp/gw.conf"
 "$nginx" -p "$tmp/" -c "$tmp/nginx.conf" -e "$tmp/error.log" 2>"$tmp/nginx.err" &
 pids="$pids $!"
 i=0
@@ -63,6 +83,8 @@ done
 secs=$(( LONG_MS / 1000 + 120 ))
 D=http://127.0.0.1:$port
 N=http://127.0.0.1:$nport
+G=http://127.0.0.1:$gport
+GN=http://127.0.0.1:$gnport
 long() {	# long NAME ARGS...: one mcp-call in the background
 	_n=$1
 	shift
@@ -75,6 +97,11 @@ long sse --no-progress --timeout $secs --transport sse --url $D/sse call sleep m
 long nmcp --no-progress --timeout $secs --url $N/mcp call sleep ms=$LONG_MS
 long nsse --no-progress --timeout $secs --transport sse --url $N/sse call sleep ms=$LONG_MS
 long nprog --url $N/mcp call sleep ms=$LONG_MS
+long gmcp --no-progress --timeout $secs --url $G/mcp call sleep ms=$LONG_MS
+long gsse --no-progress --timeout $secs --transport sse --url $G/sse call sleep ms=$LONG_MS
+long gprog --url $G/mcp call sleep ms=$LONG_MS
+long gnmcp --no-progress --timeout $secs --url $GN/mcp call sleep ms=$LONG_MS
+long gnsse --no-progress --timeout $secs --transport sse --url $GN/sse call sleep ms=$LONG_MS
 
 # Meanwhile, SIGTERM in the middle of a call. On stdio: the child
 # (a shell that gives its pid, then becomes mcp-demo) is gone after.
@@ -117,7 +144,7 @@ d1=$(metric 'mcp_sessions_ended_total{transport="streamable_http",reason="delete
 [ "$rc" -eq 143 ] && [ "$c1" = $((c0 + 1)) ] && [ "$d1" = $((d0 + 1)) ]
 ok $? "SIGTERM mid-call over HTTP: exit 143, the server counts the call cancelled ($c0 -> $c1) and the session deleted ($d0 -> $d1)" "$tmp/term2.err"
 
-for t in stdio mcp sse nmcp nsse nprog; do
+for t in stdio mcp sse nmcp nsse nprog gmcp gsse gprog gnmcp gnsse; do
 	eval "wait \$pid_$t"
 	rc=$?
 	grep -qx "slept $LONG_MS ms" "$tmp/$t.out"
