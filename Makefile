@@ -60,13 +60,14 @@ TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -Isrc -Itest -pthread \
 # test/static.sh checks what each may include). Objects go to
 # $(B)/obj/<layer>/ and $(B)/pic/<layer>/.
 CORE_SRCS = src/core/buf.c src/core/base64.c src/core/log.c \
-	src/core/version.c src/core/json.c src/core/schema.c src/core/table.c \
+	src/core/version.c src/core/json.c src/core/schema.c src/core/decl.c \
+	src/core/table.c \
 	src/core/systemd.c
 RPC_SRCS = src/rpc/jsonrpc.c src/rpc/frame.c
 SERVER_SRCS = src/server/registry.c src/server/features.c \
 	src/server/pool.c src/server/call.c src/server/session.c \
 	src/server/protocol.c src/server/clientreq.c src/server/metrics.c \
-	src/server/relay.c
+	src/server/relay.c src/server/args.c
 CLIENT_SRCS = src/client/client.c src/client/stdio.c src/client/http.c
 TRANSPORT_SRCS = src/transport/transport_stdio.c src/transport/http.c \
 	src/transport/transport_sse.c src/transport/transport_streamable.c
@@ -86,7 +87,7 @@ TOOLS = $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-gateway $(B)/mcp-bench $(B)/floor-s
 	$(B)/progress-server $(B)/conformance-server $(B)/deferred-server \
 	$(B)/client-bench
 UNIT_TESTS = $(B)/t_schema $(B)/t_jsonrpc $(B)/t_registry $(B)/t_pool \
-	$(B)/t_template $(B)/t_faults $(B)/t_flags
+	$(B)/t_template $(B)/t_faults $(B)/t_flags $(B)/t_decl
 
 # The libFuzzer harnesses (test/fuzz/NAME.c), built with clang.
 FUZZERS = json dispatch stdio schema template http client

@@ -181,7 +181,7 @@ MCP_EXTERN int		 mcp_server_main(mcp_server *srv, int argc,
  * PREFIX_NAME sets it too. Strings are copied. Setup thread. */
 MCP_EXTERN int		 mcp_server_add_flag(mcp_server *srv,
 			    const char *name, int type, const char *def,
-			    const char *help) MCP_WUR;
+			    const char *help);
 /* The prefix of the flags' variables (copied; "" for none). The default
  * is the server's name in capitals, '_' for anything but letters and
  * digits: "my-db" reads --path from MY_DB_PATH. Setup thread. */
@@ -203,21 +203,33 @@ MCP_EXTERN int		 mcp_server_flag_bool(mcp_server *srv,
 
 /* ---- Tools ------------------------------------------------------------ */
 
+/*
+ * Setup calls in a row: every registration and configuration function
+ * (mcp_tool_*, mcp_resource_*, mcp_prompt_*, mcp_server_set_*,
+ * mcp_server_add_flag, mcp_server_on_*...) that fails before the server
+ * runs logs why and is remembered, and mcp_server_run and
+ * mcp_server_main then refuse to start and return the first failure. So
+ * a program may check each return, or none (mcp_tool_register(3)).
+ */
+
 /* Registers a tool. NAME, DESCRIPTION and INPUT_SCHEMA are copied.
- * INPUT_SCHEMA is JSON text of an object schema ("type":"object"); NULL
+ * INPUT_SCHEMA is a declaration of the arguments, "text string(1..),
+ * count? integer(1..10) = 1 'How many'" (mcp_args(7)), or, when it
+ * opens with '{', JSON text of an object schema ("type":"object"); NULL
  * means {"type":"object"}. UDATA is handed to FN through mcp_call_udata
  * and freed with UDATA_FREE on unregister, on mcp_server_free, or at
  * once if this call fails. Any thread, also while the server runs. */
 MCP_EXTERN int		 mcp_tool_register(mcp_server *srv, const char *name,
 			    const char *description, const char *input_schema,
 			    mcp_tool_fn fn, void *udata,
-			    void (*udata_free)(void *)) MCP_WUR;
+			    void (*udata_free)(void *));
 
 /* Removes a tool; calls already running finish. Any thread. */
 MCP_EXTERN int		 mcp_tool_unregister(mcp_server *srv, const char *name);
 
 /* Optional fields of a registered tool. Strings are copied; SCHEMA is
- * JSON text of an object schema that structuredContent must match;
+ * what structuredContent must match, a declaration or JSON text of an
+ * object schema as for INPUT_SCHEMA;
  * ANNOTATIONS is JSON text of a ToolAnnotations object. Any thread. */
 MCP_EXTERN int		 mcp_tool_set_title(mcp_server *srv, const char *name,
 			    const char *title);
@@ -248,7 +260,7 @@ MCP_EXTERN int		 mcp_resource_register(mcp_server *srv,
 			    const char *uri, const char *name,
 			    const char *description, const char *mime_type,
 			    mcp_read_fn fn, void *udata,
-			    void (*udata_free)(void *)) MCP_WUR;
+			    void (*udata_free)(void *));
 /* Removes a resource; reads already running finish. Any thread. */
 MCP_EXTERN int		 mcp_resource_unregister(mcp_server *srv,
 			    const char *uri);
@@ -273,7 +285,7 @@ MCP_EXTERN int		 mcp_resource_template_register(mcp_server *srv,
 			    const char *uri_template, const char *name,
 			    const char *description, const char *mime_type,
 			    mcp_read_fn fn, void *udata,
-			    void (*udata_free)(void *)) MCP_WUR;
+			    void (*udata_free)(void *));
 MCP_EXTERN int		 mcp_resource_template_unregister(mcp_server *srv,
 			    const char *uri_template);
 MCP_EXTERN int		 mcp_resource_template_set_title(mcp_server *srv,
@@ -296,7 +308,7 @@ MCP_EXTERN int		 mcp_resource_notify_updated(mcp_server *srv,
 MCP_EXTERN int		 mcp_prompt_register(mcp_server *srv,
 			    const char *name, const char *description,
 			    mcp_prompt_fn fn, void *udata,
-			    void (*udata_free)(void *)) MCP_WUR;
+			    void (*udata_free)(void *));
 MCP_EXTERN int		 mcp_prompt_unregister(mcp_server *srv,
 			    const char *name);
 MCP_EXTERN int		 mcp_prompt_set_title(mcp_server *srv,
@@ -474,9 +486,28 @@ MCP_EXTERN int		 mcp_call_complete_arg(mcp_call *call,
 			    const char **name, const char **value);
 
 /* The arguments object, already validated against the input schema
- * (tools), or the variables or arguments of mcp_call_var. Borrowed until
+ * (tools; a declared tool's defaults filled in), or the variables or
+ * arguments of mcp_call_var. Borrowed until
  * the callback returns; never NULL. */
 MCP_EXTERN json_t	*mcp_call_args(mcp_call *call);
+
+/*
+ * One argument as a C value, by name, or by a path into the arguments
+ * ("address.city", "tags[0]") when no member has that very name. A
+ * declared tool (mcp_args(7)) has its defaults filled in, and never sees
+ * a string holding U+0000. Absent (or null): NULL, 0 or 0.0. Of another
+ * type: a program error, logged, answered "" or 0. Borrowed until the
+ * callback returns (a deferred call: until mcp_call_finish).
+ */
+MCP_EXTERN const char	*mcp_arg_str(mcp_call *call, const char *name);
+MCP_EXTERN long long	 mcp_arg_int(mcp_call *call, const char *name);
+MCP_EXTERN double	 mcp_arg_num(mcp_call *call, const char *name);
+MCP_EXTERN int		 mcp_arg_bool(mcp_call *call, const char *name);
+MCP_EXTERN json_t	*mcp_arg_json(mcp_call *call, const char *name);
+/* Whether it is there and not null; its length: bytes of a string,
+ * items of an array, members of an object, else 0. */
+MCP_EXTERN int		 mcp_arg_has(mcp_call *call, const char *name);
+MCP_EXTERN size_t	 mcp_arg_len(mcp_call *call, const char *name);
 
 /* Non-zero once the client cancelled the call, its session ended, or
  * the server is shutting down. A long tool polls it and returns early. */

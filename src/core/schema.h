@@ -41,4 +41,16 @@ int			 mcp__schema_validate(const struct mcp__schema *s,
 /* Frees S; NULL is a no-op. No validation may be running on S. */
 void			 mcp__schema_free(struct mcp__schema *s);
 
+/*
+ * decl.c: a declaration (mcp_args(7)) turned into the object schema it
+ * stands for, a new reference; *HAS_DEFAULTS tells whether a field has a
+ * default. NULL on a mistake, with its line, column and reason in ERR.
+ * Any thread.
+ */
+json_t			*mcp__decl_parse(const char *text, int *has_defaults,
+			    char *err, size_t errlen);
+/* Adds to ARGS copies of the defaults that SCHEMA (from mcp__decl_parse)
+ * declares for members it lacks, at any depth. 0, or -1 (out of memory). */
+int			 mcp__decl_defaults(const json_t *schema, json_t *args);
+
 #endif /* MCP_SCHEMA_H */

@@ -454,6 +454,8 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 
 	if (srv == NULL)
 		return MCP_ENOMEM;
+	if ((rc = mcp__setup_check(srv, "mcp_server_main")) != MCP_OK)
+		return rc;
 	host = mcp__host(srv);
 	prog = argc > 0 && argv[0] != NULL ? argv[0] : srv->name;
 	if (strrchr(prog, '/') != NULL)

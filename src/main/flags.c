@@ -148,8 +148,8 @@ flag_free(struct appflag *f)
 	free(f->env);
 }
 
-int
-mcp_server_add_flag(mcp_server *srv, const char *name, int type,
+static int
+flag_add(mcp_server *srv, const char *name, int type,
     const char *def, const char *help)
 {
 	struct host	*host;
@@ -220,8 +220,8 @@ valid_env(const char *s, size_t max)
 	return n <= max;
 }
 
-int
-mcp_server_set_env_prefix(mcp_server *srv, const char *prefix)
+static int
+set_prefix(mcp_server *srv, const char *prefix)
 {
 	char	*p;
 
@@ -243,8 +243,8 @@ mcp_server_set_env_prefix(mcp_server *srv, const char *prefix)
 	return MCP_OK;
 }
 
-int
-mcp_server_set_flag_env(mcp_server *srv, const char *name, const char *var)
+static int
+flag_env(mcp_server *srv, const char *name, const char *var)
 {
 	struct appflag	*f;
 	char		*p = NULL;
@@ -349,4 +349,29 @@ mcp__flags_free(struct host *host)
 	host->flags = NULL;
 	host->nflags = 0;
 	host->env_prefix = NULL;
+}
+
+/* ---- the setup calls: a failure before the server runs is kept and
+ * reported by mcp_server_run and mcp_server_main (mcp__setup_keep) -- */
+
+int
+mcp_server_add_flag(mcp_server *srv, const char *name, int type,
+    const char *def, const char *help)
+{
+	return mcp__setup_keep(srv, __func__,
+	    flag_add(srv, name, type, def, help));
+}
+
+int
+mcp_server_set_env_prefix(mcp_server *srv, const char *prefix)
+{
+	return mcp__setup_keep(srv, __func__,
+	    set_prefix(srv, prefix));
+}
+
+int
+mcp_server_set_flag_env(mcp_server *srv, const char *name, const char *var)
+{
+	return mcp__setup_keep(srv, __func__,
+	    flag_env(srv, name, var));
 }

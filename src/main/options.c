@@ -156,8 +156,8 @@ set_scopes(struct http_conf *c, const char *value)
 	return MCP_OK;
 }
 
-int
-mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
+static int
+set_option(mcp_server *srv, const char *name, const char *value)
 {
 	struct host		*host;
 	struct http_conf	*c;
@@ -306,4 +306,14 @@ mcp__http_conf_free(struct http_conf *c)
 	free(c->resource_url);
 	free(c->auth_scopes);
 	memset(c, 0, sizeof(*c));
+}
+
+/* ---- the setup calls: a failure before the server runs is kept and
+ * reported by mcp_server_run and mcp_server_main (mcp__setup_keep) -- */
+
+int
+mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
+{
+	return mcp__setup_keep(srv, __func__,
+	    set_option(srv, name, value));
 }

@@ -367,13 +367,15 @@ set_string(mcp_server *srv, char **dst, const char *s)
 int
 mcp_server_set_title(mcp_server *srv, const char *title)
 {
-	return set_string(srv, srv ? &srv->title : NULL, title);
+	return mcp__setup_keep(srv, __func__,
+	    set_string(srv, srv ? &srv->title : NULL, title));
 }
 
 int
 mcp_server_set_instructions(mcp_server *srv, const char *text)
 {
-	return set_string(srv, srv ? &srv->instructions : NULL, text);
+	return mcp__setup_keep(srv, __func__,
+	    set_string(srv, srv ? &srv->instructions : NULL, text));
 }
 
 /* Shared checks for the numeric setters: before run, within range. */
@@ -393,38 +395,42 @@ set_int(mcp_server *srv, int *dst, long v, long lo, long hi)
 int
 mcp_server_set_workers(mcp_server *srv, int n)
 {
-	return set_int(srv, srv ? &mcp__host(srv)->workers : NULL, n, 1,
-	    1024);
+	return mcp__setup_keep(srv, __func__,
+	    set_int(srv, srv ? &mcp__host(srv)->workers : NULL, n, 1, 1024));
 }
 
 int
 mcp_server_set_max_workers(mcp_server *srv, int n)
 {
-	return set_int(srv, srv ? &mcp__host(srv)->max_workers : NULL, n, 1,
-	    4096);
+	return mcp__setup_keep(srv, __func__,
+	    set_int(srv, srv ? &mcp__host(srv)->max_workers : NULL, n, 1,
+	    4096));
 }
 
 int
 mcp_server_set_queue_size(mcp_server *srv, int n)
 {
-	return set_int(srv, srv ? &srv->queue_size : NULL, n, 1, 1 << 24);
+	return mcp__setup_keep(srv, __func__,
+	    set_int(srv, srv ? &srv->queue_size : NULL, n, 1, 1 << 24));
 }
 
 int
 mcp_server_set_page_size(mcp_server *srv, int n)
 {
-	return set_int(srv, srv ? &srv->page_size : NULL, n, 1, 1 << 20);
+	return mcp__setup_keep(srv, __func__,
+	    set_int(srv, srv ? &srv->page_size : NULL, n, 1, 1 << 20));
 }
 
 int
 mcp_server_set_grace_ms(mcp_server *srv, int ms)
 {
-	return set_int(srv, srv ? &mcp__host(srv)->grace_ms : NULL, ms, 0,
-	    3600000);
+	return mcp__setup_keep(srv, __func__,
+	    set_int(srv, srv ? &mcp__host(srv)->grace_ms : NULL, ms, 0,
+	    3600000));
 }
 
-int
-mcp_server_set_max_message(mcp_server *srv, size_t bytes)
+static int
+set_max_message(mcp_server *srv, size_t bytes)
 {
 	if (srv == NULL)
 		return MCP_ENOMEM;
@@ -440,8 +446,8 @@ mcp_server_set_max_message(mcp_server *srv, size_t bytes)
  * The authentication hook lives in the HTTP configuration beside the
  * static token it replaces; the daemon calls it (transport/http.c).
  */
-int
-mcp_server_set_auth(mcp_server *srv, mcp_auth_fn fn, void *udata,
+static int
+set_auth(mcp_server *srv, mcp_auth_fn fn, void *udata,
     void (*udata_free)(void *))
 {
 	struct http_conf	*c;
@@ -629,6 +635,8 @@ mcp_server_run(mcp_server *srv)
 		mcp_log(MCP_LOG_ERR, "mcp_server_run: already running");
 		return MCP_ESTATE;
 	}
+	if ((rc = mcp__setup_check(srv, "mcp_server_run")) != MCP_OK)
+		return rc;
 	host = mcp__host(srv);
 	if (!host->want_stdio && host->hconf.addr == NULL) {
 		mcp_log(MCP_LOG_ERR, "mcp_server_run: no transport; call "
@@ -642,4 +650,22 @@ mcp_server_run(mcp_server *srv)
 	}
 	mcp__server_finish(srv);
 	return rc;
+}
+
+/* ---- the setup calls: a failure before the server runs is kept and
+ * reported by mcp_server_run and mcp_server_main (mcp__setup_keep) -- */
+
+int
+mcp_server_set_max_message(mcp_server *srv, size_t bytes)
+{
+	return mcp__setup_keep(srv, __func__,
+	    set_max_message(srv, bytes));
+}
+
+int
+mcp_server_set_auth(mcp_server *srv, mcp_auth_fn fn, void *udata,
+    void (*udata_free)(void *))
+{
+	return mcp__setup_keep(srv, __func__,
+	    set_auth(srv, fn, udata, udata_free));
 }

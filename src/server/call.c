@@ -1163,7 +1163,7 @@ tool_run(struct mcp_call *c)
 	else if (mcp__schema_validate(c->tool->in, c->args, "arguments", err,
 	    sizeof(err)) != 0)
 		mcp_result_errorf(c, "invalid arguments: %s", err);
-	else
+	else if (mcp__args_prepare(c) == 0)
 		c->tool->fn(c);
 }
 

@@ -417,8 +417,8 @@ mcp_call_roots(mcp_call *call, int timeout_ms, json_t **result)
 	return request(call, "roots/list", NULL, timeout_ms, result);
 }
 
-int
-mcp_server_on_roots_changed(mcp_server *srv, mcp_roots_fn fn, void *udata,
+static int
+on_roots(mcp_server *srv, mcp_roots_fn fn, void *udata,
     void (*udata_free)(void *))
 {
 	struct features	*fs;
@@ -528,4 +528,15 @@ mcp__clientreq_caps(const struct session *s)
 			bits |= MCP_CAP_ELICIT_URL;
 	}
 	return bits;
+}
+
+/* ---- the setup calls: a failure before the server runs is kept and
+ * reported by mcp_server_run and mcp_server_main (mcp__setup_keep) -- */
+
+int
+mcp_server_on_roots_changed(mcp_server *srv, mcp_roots_fn fn, void *udata,
+    void (*udata_free)(void *))
+{
+	return mcp__setup_keep(srv, __func__,
+	    on_roots(srv, fn, udata, udata_free));
 }

@@ -677,24 +677,27 @@ mcp_resource_register(mcp_server *srv, const char *uri, const char *name,
     const char *description, const char *mime_type, mcp_read_fn fn,
     void *udata, void (*udata_free)(void *))
 {
-	return feat_add(srv, FEAT_RESOURCE, uri, name, description, mime_type,
-	    fn, udata, udata_free);
+	return mcp__setup_keep(srv, __func__,
+	    feat_add(srv, FEAT_RESOURCE, uri, name, description, mime_type, fn,
+	    udata, udata_free));
 }
 
 int
 mcp_resource_unregister(mcp_server *srv, const char *uri)
 {
-	return feat_remove(srv, FEAT_RESOURCE, uri);
+	return mcp__setup_keep(srv, __func__,
+	    feat_remove(srv, FEAT_RESOURCE, uri));
 }
 
 int
 mcp_resource_set_title(mcp_server *srv, const char *uri, const char *title)
 {
-	return feat_set_title(srv, FEAT_RESOURCE, uri, title);
+	return mcp__setup_keep(srv, __func__,
+	    feat_set_title(srv, FEAT_RESOURCE, uri, title));
 }
 
-int
-mcp_resource_set_size(mcp_server *srv, const char *uri, long long size)
+static int
+resource_size(mcp_server *srv, const char *uri, long long size)
 {
 	struct feat	*f;
 
@@ -714,14 +717,16 @@ int
 mcp_resource_set_annotations(mcp_server *srv, const char *uri, int audience,
     double priority, const char *last_modified)
 {
-	return feat_set_annotations(srv, FEAT_RESOURCE, uri, audience,
-	    priority, last_modified);
+	return mcp__setup_keep(srv, __func__,
+	    feat_set_annotations(srv, FEAT_RESOURCE, uri, audience, priority,
+	    last_modified));
 }
 
 int
 mcp_resource_set_icons(mcp_server *srv, const char *uri, const char *icons)
 {
-	return feat_set_icons(srv, FEAT_RESOURCE, uri, icons);
+	return mcp__setup_keep(srv, __func__,
+	    feat_set_icons(srv, FEAT_RESOURCE, uri, icons));
 }
 
 int
@@ -729,21 +734,24 @@ mcp_resource_template_register(mcp_server *srv, const char *uri_template,
     const char *name, const char *description, const char *mime_type,
     mcp_read_fn fn, void *udata, void (*udata_free)(void *))
 {
-	return feat_add(srv, FEAT_TEMPLATE, uri_template, name, description,
-	    mime_type, fn, udata, udata_free);
+	return mcp__setup_keep(srv, __func__,
+	    feat_add(srv, FEAT_TEMPLATE, uri_template, name, description,
+	    mime_type, fn, udata, udata_free));
 }
 
 int
 mcp_resource_template_unregister(mcp_server *srv, const char *uri_template)
 {
-	return feat_remove(srv, FEAT_TEMPLATE, uri_template);
+	return mcp__setup_keep(srv, __func__,
+	    feat_remove(srv, FEAT_TEMPLATE, uri_template));
 }
 
 int
 mcp_resource_template_set_title(mcp_server *srv, const char *uri_template,
     const char *title)
 {
-	return feat_set_title(srv, FEAT_TEMPLATE, uri_template, title);
+	return mcp__setup_keep(srv, __func__,
+	    feat_set_title(srv, FEAT_TEMPLATE, uri_template, title));
 }
 
 int
@@ -751,15 +759,17 @@ mcp_resource_template_set_annotations(mcp_server *srv,
     const char *uri_template, int audience, double priority,
     const char *last_modified)
 {
-	return feat_set_annotations(srv, FEAT_TEMPLATE, uri_template,
-	    audience, priority, last_modified);
+	return mcp__setup_keep(srv, __func__,
+	    feat_set_annotations(srv, FEAT_TEMPLATE, uri_template, audience,
+	    priority, last_modified));
 }
 
 int
 mcp_resource_template_set_icons(mcp_server *srv, const char *uri_template,
     const char *icons)
 {
-	return feat_set_icons(srv, FEAT_TEMPLATE, uri_template, icons);
+	return mcp__setup_keep(srv, __func__,
+	    feat_set_icons(srv, FEAT_TEMPLATE, uri_template, icons));
 }
 
 int
@@ -767,30 +777,34 @@ mcp_prompt_register(mcp_server *srv, const char *name,
     const char *description, mcp_prompt_fn fn, void *udata,
     void (*udata_free)(void *))
 {
-	return feat_add(srv, FEAT_PROMPT, name, name, description, NULL, fn,
-	    udata, udata_free);
+	return mcp__setup_keep(srv, __func__,
+	    feat_add(srv, FEAT_PROMPT, name, name, description, NULL, fn,
+	    udata, udata_free));
 }
 
 int
 mcp_prompt_unregister(mcp_server *srv, const char *name)
 {
-	return feat_remove(srv, FEAT_PROMPT, name);
+	return mcp__setup_keep(srv, __func__,
+	    feat_remove(srv, FEAT_PROMPT, name));
 }
 
 int
 mcp_prompt_set_title(mcp_server *srv, const char *name, const char *title)
 {
-	return feat_set_title(srv, FEAT_PROMPT, name, title);
+	return mcp__setup_keep(srv, __func__,
+	    feat_set_title(srv, FEAT_PROMPT, name, title));
 }
 
 int
 mcp_prompt_set_icons(mcp_server *srv, const char *name, const char *icons)
 {
-	return feat_set_icons(srv, FEAT_PROMPT, name, icons);
+	return mcp__setup_keep(srv, __func__,
+	    feat_set_icons(srv, FEAT_PROMPT, name, icons));
 }
 
-int
-mcp_prompt_add_argument(mcp_server *srv, const char *prompt,
+static int
+prompt_argument(mcp_server *srv, const char *prompt,
     const char *name, const char *description, int required)
 {
 	struct feat	*f;
@@ -826,8 +840,8 @@ mcp_prompt_add_argument(mcp_server *srv, const char *prompt,
 	return rc;
 }
 
-int
-mcp_completion_set(mcp_server *srv, mcp_complete_fn fn, void *udata,
+static int
+completion(mcp_server *srv, mcp_complete_fn fn, void *udata,
     void (*udata_free)(void *))
 {
 	struct features	*fs;
@@ -1305,4 +1319,30 @@ mcp_resource_notify_updated_to(mcp_server *srv, const char *session_id,
 		return MCP_ENOMEM;
 	}
 	return queue(srv, n);
+}
+
+/* ---- the setup calls: a failure before the server runs is kept and
+ * reported by mcp_server_run and mcp_server_main (mcp__setup_keep) -- */
+
+int
+mcp_resource_set_size(mcp_server *srv, const char *uri, long long size)
+{
+	return mcp__setup_keep(srv, __func__,
+	    resource_size(srv, uri, size));
+}
+
+int
+mcp_prompt_add_argument(mcp_server *srv, const char *prompt,
+    const char *name, const char *description, int required)
+{
+	return mcp__setup_keep(srv, __func__,
+	    prompt_argument(srv, prompt, name, description, required));
+}
+
+int
+mcp_completion_set(mcp_server *srv, mcp_complete_fn fn, void *udata,
+    void (*udata_free)(void *))
+{
+	return mcp__setup_keep(srv, __func__,
+	    completion(srv, fn, udata, udata_free));
 }

@@ -81,29 +81,43 @@ mcp__registry_get(struct registry *r, const char *name)
 }
 
 /*
- * Parses TEXT as a JSON object schema and compiles it. Returns the JSON
- * (a new reference) and the compiled form, or NULL after logging why.
+ * Parses TEXT, JSON text of an object schema or a declaration
+ * (mcp_args(7)): JSON when it opens with '{'. Compiles it. Returns the
+ * schema (a new reference) and the compiled form, and in *DECL (when
+ * not NULL) TOOL_DECLARED, or'ed with TOOL_DEFAULTS when it declares
+ * defaults to be filled in; or NULL after logging why.
  */
 static json_t *
 parse_schema(const char *tool, const char *what, const char *text,
-    struct mcp__schema **out)
+    struct mcp__schema **out, int *decl)
 {
 	json_t		*j;
 	json_error_t	 e;
-	char		 err[160];
+	char		 err[200];
+	int		 dflt = 0, how = 0;
 
-	j = json_loads(text, JSON_REJECT_DUPLICATES, &e);
-	if (j == NULL) {
-		mcp_log(MCP_LOG_ERR, "tool %s: %s is not JSON: %s", tool,
-		    what, e.text);
+	if (text[strspn(text, " \t\r\n")] == '{') {
+		j = json_loads(text, JSON_REJECT_DUPLICATES, &e);
+		if (j == NULL) {
+			mcp_log(MCP_LOG_ERR, "tool %s: %s is not JSON: %s",
+			    tool, what, e.text);
+			return NULL;
+		}
+	} else if ((j = mcp__decl_parse(text, &dflt, err,
+	    sizeof(err))) == NULL) {
+		mcp_log(MCP_LOG_ERR, "tool %s: bad %s declaration: %s", tool,
+		    what, err);
 		return NULL;
-	}
+	} else
+		how = TOOL_DECLARED | (dflt ? TOOL_DEFAULTS : 0);
 	*out = mcp__schema_compile(j, 1, err, sizeof(err));
 	if (*out == NULL) {
 		mcp_log(MCP_LOG_ERR, "tool %s: bad %s: %s", tool, what, err);
 		json_decref(j);
 		return NULL;
 	}
+	if (decl != NULL)
+		*decl = how;
 	return j;
 }
 
@@ -119,8 +133,8 @@ valid_name(const char *name)
 	    "XYZ0123456789_-.") == n;
 }
 
-int
-mcp_tool_register(mcp_server *srv, const char *name, const char *description,
+static int
+tool_add(mcp_server *srv, const char *name, const char *description,
     const char *input_schema, mcp_tool_fn fn, void *udata,
     void (*udata_free)(void *))
 {
@@ -145,7 +159,8 @@ mcp_tool_register(mcp_server *srv, const char *name, const char *description,
 	if (t->name == NULL || (description != NULL && t->description == NULL))
 		goto fail_tool;
 	t->input_schema = parse_schema(name, "input schema",
-	    input_schema ? input_schema : "{\"type\":\"object\"}", &t->in);
+	    input_schema ? input_schema : "{\"type\":\"object\"}", &t->in,
+	    &t->decl);
 	if (t->input_schema == NULL) {
 		rc = MCP_EINVAL;
 		goto fail_tool;
@@ -178,8 +193,8 @@ fail:
 	return rc;
 }
 
-int
-mcp_tool_unregister(mcp_server *srv, const char *name)
+static int
+tool_remove(mcp_server *srv, const char *name)
 {
 	struct tool	*t;
 
@@ -237,7 +252,7 @@ set_output_schema(struct tool *t, const char *s)
 	json_t			*j = NULL;
 
 	if (s != NULL) {
-		j = parse_schema(t->name, "output schema", s, &c);
+		j = parse_schema(t->name, "output schema", s, &c, NULL);
 		if (j == NULL)
 			return MCP_EINVAL;
 	}
@@ -290,8 +305,8 @@ set_icons(struct tool *t, const char *s)
 	return MCP_OK;
 }
 
-int
-mcp_tool_set_timeout(mcp_server *srv, const char *name, int ms)
+static int
+tool_timeout(mcp_server *srv, const char *name, int ms)
 {
 	struct tool	*t;
 
@@ -307,31 +322,9 @@ mcp_tool_set_timeout(mcp_server *srv, const char *name, int ms)
 	return t != NULL ? MCP_OK : MCP_ENOENT;
 }
 
-int
-mcp_tool_set_title(mcp_server *srv, const char *name, const char *title)
-{
-	return tool_update(srv, name, set_title, title);
-}
 
-int
-mcp_tool_set_output_schema(mcp_server *srv, const char *name,
-    const char *schema)
-{
-	return tool_update(srv, name, set_output_schema, schema);
-}
 
-int
-mcp_tool_set_annotations(mcp_server *srv, const char *name,
-    const char *annotations)
-{
-	return tool_update(srv, name, set_annotations, annotations);
-}
 
-int
-mcp_tool_set_icons(mcp_server *srv, const char *name, const char *icons)
-{
-	return tool_update(srv, name, set_icons, icons);
-}
 
 /* The Tool object as the negotiated VERSION knows it. Lock held. */
 static json_t *
@@ -370,4 +363,87 @@ mcp__registry_list(struct registry *r, const char *cursor, int limit,
 	    tool_json, bad);
 	pthread_mutex_unlock(&r->lock);
 	return res;
+}
+
+/* ---- the setup calls: a failure before the server runs is kept and
+ * reported by mcp_server_run and mcp_server_main (mcp__setup_keep) -- */
+
+int
+mcp__setup_keep(mcp_server *srv, const char *fn, int rc)
+{
+	int	 none = MCP_OK;
+
+	if (rc == MCP_OK || srv == NULL || atomic_load(&srv->setup_over))
+		return rc;
+	atomic_fetch_add(&srv->setup_fails, 1);
+	if (atomic_compare_exchange_strong(&srv->setup_rc, &none, rc))
+		atomic_store(&srv->setup_fn, fn);
+	return rc;
+}
+
+int
+mcp__setup_check(mcp_server *srv, const char *who)
+{
+	int	 rc, n;
+
+	atomic_store(&srv->setup_over, 1);
+	if ((rc = atomic_load(&srv->setup_rc)) == MCP_OK)
+		return MCP_OK;
+	n = atomic_load(&srv->setup_fails);
+	mcp_log(MCP_LOG_ERR, "%s: not starting: %d setup call%s failed, the "
+	    "first %s (%s), as logged above", who, n, n == 1 ? "" : "s",
+	    atomic_load(&srv->setup_fn), mcp_strerror(rc));
+	return rc;
+}
+
+int
+mcp_tool_register(mcp_server *srv, const char *name, const char *description,
+    const char *input_schema, mcp_tool_fn fn, void *udata,
+    void (*udata_free)(void *))
+{
+	return mcp__setup_keep(srv, __func__, tool_add(srv, name,
+	    description, input_schema, fn, udata, udata_free));
+}
+
+int
+mcp_tool_unregister(mcp_server *srv, const char *name)
+{
+	return mcp__setup_keep(srv, __func__, tool_remove(srv, name));
+}
+
+int
+mcp_tool_set_timeout(mcp_server *srv, const char *name, int ms)
+{
+	return mcp__setup_keep(srv, __func__,
+	    tool_timeout(srv, name, ms));
+}
+
+int
+mcp_tool_set_title(mcp_server *srv, const char *name, const char *title)
+{
+	return mcp__setup_keep(srv, __func__,
+	    tool_update(srv, name, set_title, title));
+}
+
+int
+mcp_tool_set_output_schema(mcp_server *srv, const char *name,
+    const char *schema)
+{
+	return mcp__setup_keep(srv, __func__,
+	    tool_update(srv, name, set_output_schema, schema));
+}
+
+int
+mcp_tool_set_annotations(mcp_server *srv, const char *name,
+    const char *annotations)
+{
+	return mcp__setup_keep(srv, __func__,
+	    tool_update(srv, name, set_annotations, annotations));
+}
+
+int
+mcp_tool_set_icons(mcp_server *srv, const char *name, const char *icons)
+{
+	return mcp__setup_keep(srv, __func__,
+	    tool_update(srv, name, set_icons, icons));
 }

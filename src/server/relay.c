@@ -16,8 +16,8 @@
 #define PEER(s)		((mcp_peer *)(void *)(s))
 #define SESS(p)		((struct session *)(void *)(p))
 
-int
-mcp_server_set_relay(mcp_server *srv, const struct mcp_relay *ops,
+static int
+set_relay(mcp_server *srv, const struct mcp_relay *ops,
     void *udata)
 {
 	if (srv == NULL)
@@ -266,4 +266,15 @@ int
 mcp_peer_stateless(mcp_peer *peer)
 {
 	return peer != NULL && SESS(peer)->implicit;
+}
+
+/* ---- the setup calls: a failure before the server runs is kept and
+ * reported by mcp_server_run and mcp_server_main (mcp__setup_keep) -- */
+
+int
+mcp_server_set_relay(mcp_server *srv, const struct mcp_relay *ops,
+    void *udata)
+{
+	return mcp__setup_keep(srv, __func__,
+	    set_relay(srv, ops, udata));
 }

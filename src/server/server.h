@@ -44,6 +44,9 @@
 
 /* ---- registry.c ------------------------------------------------------- */
 
+#define TOOL_DECLARED	0x1	/* a declaration, not JSON (mcp_args(7)) */
+#define TOOL_DEFAULTS	0x2	/* that declares defaults */
+
 struct tool {
 	struct entry		 e;		/* first; e.key is name */
 	atomic_int		 refs;
@@ -56,6 +59,7 @@ struct tool {
 	json_t			*icons;		/* [Icon], 2025-11-25 */
 	struct mcp__schema	*in;
 	struct mcp__schema	*out;
+	int			 decl;		/* TOOL_*: how INPUT_SCHEMA came */
 	atomic_int		 timeout_ms;	/* 0: the server's */
 	mcp_tool_fn		 fn;
 	void			*udata;
@@ -80,6 +84,27 @@ void	 mcp__tool_unref(struct tool *t) MCP_HIDDEN;
  * cursor (*bad set) or ENOMEM. */
 json_t	*mcp__registry_list(struct registry *r, const char *cursor,
 	    int limit, int version, int *bad) MCP_HIDDEN;
+
+/* ---- registry.c: the setup calls ------------------------------------ */
+
+/*
+ * Every registration and configuration call returns through this: a
+ * failure before the server runs is kept, so that a program may make
+ * them in a row without checking each, and mcp_server_run and
+ * mcp_server_main refuse to start (mcp__setup_check). FN names the
+ * call. Returns RC. Any thread.
+ */
+int	 mcp__setup_keep(mcp_server *srv, const char *fn, int rc) MCP_HIDDEN;
+/* Ends the setup: MCP_OK, or the first kept failure, logged with WHO
+ * (the function starting the server) and how many there were. */
+int	 mcp__setup_check(mcp_server *srv, const char *who) MCP_HIDDEN;
+
+/* ---- args.c: a tool's arguments ------------------------------------- */
+
+/* Worker, before a tool's callback: a declared tool's arguments get
+ * their defaults, and a string holding U+0000 is refused (the call's
+ * result says why). 0: run the callback; -1: its answer is set. */
+int	 mcp__args_prepare(struct mcp_call *c) MCP_HIDDEN;
 
 /* ---- features.c: resources, templates, prompts, completion ----------- */
 
@@ -746,6 +771,11 @@ struct mcp_server {
 	mcp_session_close_fn	 sess_close;
 	void			*sess_udata;
 	void			(*sess_free)(void *);
+	/* The setup calls' first failure (mcp__setup_keep) */
+	atomic_int		 setup_over;	/* run or main has begun */
+	atomic_int		 setup_rc;	/* MCP_OK: none failed */
+	atomic_int		 setup_fails;
+	_Atomic(const char *)	 setup_fn;	/* the first that failed */
 };
 
 /* Loop: something a drain waits for may have ended. Costs a test, and

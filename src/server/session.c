@@ -282,8 +282,8 @@ mcp__session_identify(struct session *s, struct identity *id)
 	s->ident = id;
 }
 
-int
-mcp_server_on_session(mcp_server *srv, mcp_session_open_fn open_fn,
+static int
+on_session(mcp_server *srv, mcp_session_open_fn open_fn,
     mcp_session_close_fn close_fn, void *udata, void (*udata_free)(void *))
 {
 	int	 none = open_fn == NULL && close_fn == NULL;
@@ -360,4 +360,15 @@ void *
 mcp_session_data(mcp_session *sess)
 {
 	return sess != NULL ? sess->data : NULL;
+}
+
+/* ---- the setup calls: a failure before the server runs is kept and
+ * reported by mcp_server_run and mcp_server_main (mcp__setup_keep) -- */
+
+int
+mcp_server_on_session(mcp_server *srv, mcp_session_open_fn open_fn,
+    mcp_session_close_fn close_fn, void *udata, void (*udata_free)(void *))
+{
+	return mcp__setup_keep(srv, __func__,
+	    on_session(srv, open_fn, close_fn, udata, udata_free));
 }
