@@ -611,17 +611,19 @@ field(struct dp *d, json_t *o)
 	json_t		*req;
 	char		 name[256], *s = NULL;
 	enum kind	 k;
+	size_t		 n;
 	int		 optional = 0;
 
 	if (*d->p == '\'' || *d->p == '"') {
 		if ((s = quoted(d)) == NULL)
 			return -1;
-		if (strlen(s) >= sizeof(name) || s[0] == '\0') {
+		n = strlen(s);
+		if (n >= sizeof(name) || n == 0) {
 			free(s);
 			d->p = at;
 			return fail(d, "a name of 1 to 255 bytes");
 		}
-		strcpy(name, s);
+		memcpy(name, s, n + 1);
 		free(s);
 		s = NULL;
 	} else if (word(d, name, sizeof(name)) == 0)

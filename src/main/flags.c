@@ -358,20 +358,20 @@ int
 mcp_server_add_flag(mcp_server *srv, const char *name, int type,
     const char *def, const char *help)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, name,
 	    flag_add(srv, name, type, def, help));
 }
 
 int
 mcp_server_set_env_prefix(mcp_server *srv, const char *prefix)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    set_prefix(srv, prefix));
 }
 
 int
 mcp_server_set_flag_env(mcp_server *srv, const char *name, const char *var)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, name,
 	    flag_env(srv, name, var));
 }

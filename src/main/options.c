@@ -314,6 +314,6 @@ mcp__http_conf_free(struct http_conf *c)
 int
 mcp_server_set_option(mcp_server *srv, const char *name, const char *value)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, name,
 	    set_option(srv, name, value));
 }

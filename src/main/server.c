@@ -367,14 +367,14 @@ set_string(mcp_server *srv, char **dst, const char *s)
 int
 mcp_server_set_title(mcp_server *srv, const char *title)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    set_string(srv, srv ? &srv->title : NULL, title));
 }
 
 int
 mcp_server_set_instructions(mcp_server *srv, const char *text)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    set_string(srv, srv ? &srv->instructions : NULL, text));
 }
 
@@ -395,14 +395,14 @@ set_int(mcp_server *srv, int *dst, long v, long lo, long hi)
 int
 mcp_server_set_workers(mcp_server *srv, int n)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    set_int(srv, srv ? &mcp__host(srv)->workers : NULL, n, 1, 1024));
 }
 
 int
 mcp_server_set_max_workers(mcp_server *srv, int n)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    set_int(srv, srv ? &mcp__host(srv)->max_workers : NULL, n, 1,
 	    4096));
 }
@@ -410,21 +410,21 @@ mcp_server_set_max_workers(mcp_server *srv, int n)
 int
 mcp_server_set_queue_size(mcp_server *srv, int n)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    set_int(srv, srv ? &srv->queue_size : NULL, n, 1, 1 << 24));
 }
 
 int
 mcp_server_set_page_size(mcp_server *srv, int n)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    set_int(srv, srv ? &srv->page_size : NULL, n, 1, 1 << 20));
 }
 
 int
 mcp_server_set_grace_ms(mcp_server *srv, int ms)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    set_int(srv, srv ? &mcp__host(srv)->grace_ms : NULL, ms, 0,
 	    3600000));
 }
@@ -658,7 +658,7 @@ mcp_server_run(mcp_server *srv)
 int
 mcp_server_set_max_message(mcp_server *srv, size_t bytes)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    set_max_message(srv, bytes));
 }
 
@@ -666,6 +666,6 @@ int
 mcp_server_set_auth(mcp_server *srv, mcp_auth_fn fn, void *udata,
     void (*udata_free)(void *))
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    set_auth(srv, fn, udata, udata_free));
 }

@@ -537,6 +537,6 @@ int
 mcp_server_on_roots_changed(mcp_server *srv, mcp_roots_fn fn, void *udata,
     void (*udata_free)(void *))
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    on_roots(srv, fn, udata, udata_free));
 }

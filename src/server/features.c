@@ -677,7 +677,7 @@ mcp_resource_register(mcp_server *srv, const char *uri, const char *name,
     const char *description, const char *mime_type, mcp_read_fn fn,
     void *udata, void (*udata_free)(void *))
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, uri,
 	    feat_add(srv, FEAT_RESOURCE, uri, name, description, mime_type, fn,
 	    udata, udata_free));
 }
@@ -685,14 +685,14 @@ mcp_resource_register(mcp_server *srv, const char *uri, const char *name,
 int
 mcp_resource_unregister(mcp_server *srv, const char *uri)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, uri,
 	    feat_remove(srv, FEAT_RESOURCE, uri));
 }
 
 int
 mcp_resource_set_title(mcp_server *srv, const char *uri, const char *title)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, uri,
 	    feat_set_title(srv, FEAT_RESOURCE, uri, title));
 }
 
@@ -717,7 +717,7 @@ int
 mcp_resource_set_annotations(mcp_server *srv, const char *uri, int audience,
     double priority, const char *last_modified)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, uri,
 	    feat_set_annotations(srv, FEAT_RESOURCE, uri, audience, priority,
 	    last_modified));
 }
@@ -725,7 +725,7 @@ mcp_resource_set_annotations(mcp_server *srv, const char *uri, int audience,
 int
 mcp_resource_set_icons(mcp_server *srv, const char *uri, const char *icons)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, uri,
 	    feat_set_icons(srv, FEAT_RESOURCE, uri, icons));
 }
 
@@ -734,7 +734,7 @@ mcp_resource_template_register(mcp_server *srv, const char *uri_template,
     const char *name, const char *description, const char *mime_type,
     mcp_read_fn fn, void *udata, void (*udata_free)(void *))
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, uri_template,
 	    feat_add(srv, FEAT_TEMPLATE, uri_template, name, description,
 	    mime_type, fn, udata, udata_free));
 }
@@ -742,7 +742,7 @@ mcp_resource_template_register(mcp_server *srv, const char *uri_template,
 int
 mcp_resource_template_unregister(mcp_server *srv, const char *uri_template)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, uri_template,
 	    feat_remove(srv, FEAT_TEMPLATE, uri_template));
 }
 
@@ -750,7 +750,7 @@ int
 mcp_resource_template_set_title(mcp_server *srv, const char *uri_template,
     const char *title)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, uri_template,
 	    feat_set_title(srv, FEAT_TEMPLATE, uri_template, title));
 }
 
@@ -759,7 +759,7 @@ mcp_resource_template_set_annotations(mcp_server *srv,
     const char *uri_template, int audience, double priority,
     const char *last_modified)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, uri_template,
 	    feat_set_annotations(srv, FEAT_TEMPLATE, uri_template, audience,
 	    priority, last_modified));
 }
@@ -768,7 +768,7 @@ int
 mcp_resource_template_set_icons(mcp_server *srv, const char *uri_template,
     const char *icons)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, uri_template,
 	    feat_set_icons(srv, FEAT_TEMPLATE, uri_template, icons));
 }
 
@@ -777,7 +777,7 @@ mcp_prompt_register(mcp_server *srv, const char *name,
     const char *description, mcp_prompt_fn fn, void *udata,
     void (*udata_free)(void *))
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, name,
 	    feat_add(srv, FEAT_PROMPT, name, name, description, NULL, fn,
 	    udata, udata_free));
 }
@@ -785,21 +785,21 @@ mcp_prompt_register(mcp_server *srv, const char *name,
 int
 mcp_prompt_unregister(mcp_server *srv, const char *name)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, name,
 	    feat_remove(srv, FEAT_PROMPT, name));
 }
 
 int
 mcp_prompt_set_title(mcp_server *srv, const char *name, const char *title)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, name,
 	    feat_set_title(srv, FEAT_PROMPT, name, title));
 }
 
 int
 mcp_prompt_set_icons(mcp_server *srv, const char *name, const char *icons)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, name,
 	    feat_set_icons(srv, FEAT_PROMPT, name, icons));
 }
 
@@ -1327,7 +1327,7 @@ mcp_resource_notify_updated_to(mcp_server *srv, const char *session_id,
 int
 mcp_resource_set_size(mcp_server *srv, const char *uri, long long size)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, uri,
 	    resource_size(srv, uri, size));
 }
 
@@ -1335,7 +1335,7 @@ int
 mcp_prompt_add_argument(mcp_server *srv, const char *prompt,
     const char *name, const char *description, int required)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, prompt,
 	    prompt_argument(srv, prompt, name, description, required));
 }
 
@@ -1343,6 +1343,6 @@ int
 mcp_completion_set(mcp_server *srv, mcp_complete_fn fn, void *udata,
     void (*udata_free)(void *))
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    completion(srv, fn, udata, udata_free));
 }

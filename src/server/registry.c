@@ -369,12 +369,15 @@ mcp__registry_list(struct registry *r, const char *cursor, int limit,
  * reported by mcp_server_run and mcp_server_main (mcp__setup_keep) -- */
 
 int
-mcp__setup_keep(mcp_server *srv, const char *fn, int rc)
+mcp__setup_keep(mcp_server *srv, const char *fn, const char *what, int rc)
 {
 	int	 none = MCP_OK;
 
 	if (rc == MCP_OK || srv == NULL || atomic_load(&srv->setup_over))
 		return rc;
+	mcp_log(MCP_LOG_ERR, "%s%s%s%s: %s: the server will not start", fn,
+	    what != NULL ? "(\"" : "", what != NULL ? what : "",
+	    what != NULL ? "\")" : "", mcp_strerror(rc));
 	atomic_fetch_add(&srv->setup_fails, 1);
 	if (atomic_compare_exchange_strong(&srv->setup_rc, &none, rc))
 		atomic_store(&srv->setup_fn, fn);
@@ -391,7 +394,7 @@ mcp__setup_check(mcp_server *srv, const char *who)
 		return MCP_OK;
 	n = atomic_load(&srv->setup_fails);
 	mcp_log(MCP_LOG_ERR, "%s: not starting: %d setup call%s failed, the "
-	    "first %s (%s), as logged above", who, n, n == 1 ? "" : "s",
+	    "first %s: %s", who, n, n == 1 ? "" : "s",
 	    atomic_load(&srv->setup_fn), mcp_strerror(rc));
 	return rc;
 }
@@ -401,27 +404,27 @@ mcp_tool_register(mcp_server *srv, const char *name, const char *description,
     const char *input_schema, mcp_tool_fn fn, void *udata,
     void (*udata_free)(void *))
 {
-	return mcp__setup_keep(srv, __func__, tool_add(srv, name,
+	return mcp__setup_keep(srv, __func__, name, tool_add(srv, name,
 	    description, input_schema, fn, udata, udata_free));
 }
 
 int
 mcp_tool_unregister(mcp_server *srv, const char *name)
 {
-	return mcp__setup_keep(srv, __func__, tool_remove(srv, name));
+	return mcp__setup_keep(srv, __func__, name, tool_remove(srv, name));
 }
 
 int
 mcp_tool_set_timeout(mcp_server *srv, const char *name, int ms)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, name,
 	    tool_timeout(srv, name, ms));
 }
 
 int
 mcp_tool_set_title(mcp_server *srv, const char *name, const char *title)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, name,
 	    tool_update(srv, name, set_title, title));
 }
 
@@ -429,7 +432,7 @@ int
 mcp_tool_set_output_schema(mcp_server *srv, const char *name,
     const char *schema)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, name,
 	    tool_update(srv, name, set_output_schema, schema));
 }
 
@@ -437,13 +440,13 @@ int
 mcp_tool_set_annotations(mcp_server *srv, const char *name,
     const char *annotations)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, name,
 	    tool_update(srv, name, set_annotations, annotations));
 }
 
 int
 mcp_tool_set_icons(mcp_server *srv, const char *name, const char *icons)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, name,
 	    tool_update(srv, name, set_icons, icons));
 }

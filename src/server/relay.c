@@ -275,6 +275,6 @@ int
 mcp_server_set_relay(mcp_server *srv, const struct mcp_relay *ops,
     void *udata)
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    set_relay(srv, ops, udata));
 }

@@ -92,9 +92,11 @@ json_t	*mcp__registry_list(struct registry *r, const char *cursor,
  * failure before the server runs is kept, so that a program may make
  * them in a row without checking each, and mcp_server_run and
  * mcp_server_main refuse to start (mcp__setup_check). FN names the
- * call. Returns RC. Any thread.
+ * call and WHAT (may be NULL) the tool, URI or name it was about, for
+ * the line logged. Returns RC. Any thread.
  */
-int	 mcp__setup_keep(mcp_server *srv, const char *fn, int rc) MCP_HIDDEN;
+int	 mcp__setup_keep(mcp_server *srv, const char *fn, const char *what,
+	    int rc) MCP_HIDDEN;
 /* Ends the setup: MCP_OK, or the first kept failure, logged with WHO
  * (the function starting the server) and how many there were. */
 int	 mcp__setup_check(mcp_server *srv, const char *who) MCP_HIDDEN;

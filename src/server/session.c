@@ -369,6 +369,6 @@ int
 mcp_server_on_session(mcp_server *srv, mcp_session_open_fn open_fn,
     mcp_session_close_fn close_fn, void *udata, void (*udata_free)(void *))
 {
-	return mcp__setup_keep(srv, __func__,
+	return mcp__setup_keep(srv, __func__, NULL,
 	    on_session(srv, open_fn, close_fn, udata, udata_free));
 }
