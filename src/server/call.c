@@ -1157,13 +1157,16 @@ tool_run(struct mcp_call *c)
 				c->args = NULL;
 		}
 	}
+	/* Defaults first: the arguments the callback gets are validated. */
 	if (c->args == NULL)
 		mcp_result_rpc_error(c, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
+	else if (mcp__args_prepare(c) != 0)
+		;
 	else if (mcp__schema_validate(c->tool->in, c->args, "arguments", err,
 	    sizeof(err)) != 0)
 		mcp_result_errorf(c, "invalid arguments: %s", err);
-	else if (mcp__args_prepare(c) == 0)
+	else
 		c->tool->fn(c);
 }
 

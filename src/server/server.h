@@ -103,9 +103,10 @@ int	 mcp__setup_check(mcp_server *srv, const char *who) MCP_HIDDEN;
 
 /* ---- args.c: a tool's arguments ------------------------------------- */
 
-/* Worker, before a tool's callback: a declared tool's arguments get
- * their defaults, and a string holding U+0000 is refused (the call's
- * result says why). 0: run the callback; -1: its answer is set. */
+/* Worker, before a tool's arguments are validated: a declared tool's
+ * get their defaults (any shape; validation follows), and a string
+ * holding U+0000 is refused (the call's result says why). 0: go on; -1:
+ * its answer is set. */
 int	 mcp__args_prepare(struct mcp_call *c) MCP_HIDDEN;
 
 /* ---- features.c: resources, templates, prompts, completion ----------- */
