@@ -191,6 +191,9 @@ t_strings(void)
 	check(s, "\"\\ud83d\\ude00\\ud83d\\ude01\"", 1);
 	check(s, "\"\\ud83d\\ude00\"", 0);
 	check(s, "\"\\u00e9\\u00e8\\u00ea\\u00eb\"", 0);
+	/* 2 bytes, 1 code point: bytes alone must not pass minLength. */
+	check(s, "\"\\u00e9\"", 0);
+	check(s, "\"\\u00e9\\u00e8\"", 1);
 	check_msg("{\"maxLength\":1}", "\"ab\"",
 	    "arguments: must be at most 1 character long");
 	check("{\"minLength\":5}", "12345", 1);

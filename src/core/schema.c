@@ -1490,8 +1490,12 @@ v_string(struct vctx *c, const struct node *n, const json_t *inst,
 	long long		 cps;
 
 	bytes = json_string_length(inst);
-	/* A code point takes at least one byte: often no need to count. */
-	if ((long long)bytes >= n->minlen && (long long)bytes <= n->maxlen)
+	/*
+	 * A code point takes one to four bytes, so the byte count often
+	 * settles both bounds without counting ("\xc3\xa9" is 2 bytes but 1
+	 * code point, too short for minLength 2).
+	 */
+	if ((long long)bytes <= n->maxlen && (long long)(bytes / 4) >= n->minlen)
 		return 0;
 	s = (const unsigned char *)json_string_value(inst);
 	cps = 0;
