@@ -48,8 +48,10 @@ say = @printf '  %-6s %s\n'
 endif
 STD = -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes
-DEPS_CFLAGS = $(JANSSON_CFLAGS) $(EV_CFLAGS) $(MHD_CFLAGS) $(CURL_CFLAGS)
-DEPS_LIBS = $(JANSSON_LIBS) $(MHD_LIBS) $(EV_LIBS) $(CURL_LIBS) -pthread -lm
+DEPS_CFLAGS = $(JANSSON_CFLAGS) $(EV_CFLAGS) $(MHD_CFLAGS) $(CURL_CFLAGS) \
+	$(PCRE2_CFLAGS)
+DEPS_LIBS = $(JANSSON_LIBS) $(MHD_LIBS) $(EV_LIBS) $(CURL_LIBS) $(PCRE2_LIBS) \
+	-pthread -lm
 LIB_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -Isrc -DMCP_BUILDING \
 	-fvisibility=hidden -pthread $(DEPS_CFLAGS)
 APP_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -pthread $(DEPS_CFLAGS)

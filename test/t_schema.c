@@ -2,11 +2,15 @@
  * t_schema.c: unit tests for the JSON Schema validator in src/schema.c:
  * every supported keyword with valid and invalid instances, the exact
  * wording of error messages, compile failures, recursive $ref, boolean
- * schemas, Unicode lengths and integer-versus-real. Single-threaded.
+ * schemas, Unicode lengths and integer-versus-real, patterns (PCRE2 made
+ * ECMA-like, and bounded on hostile values) and formats. Single-threaded
+ * but for t_threads, whose threads share one schema and report to main.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <jansson.h>
 
@@ -191,12 +195,13 @@ t_strings(void)
 	check(s, "\"\\ud83d\\ude00\\ud83d\\ude01\"", 1);
 	check(s, "\"\\ud83d\\ude00\"", 0);
 	check(s, "\"\\u00e9\\u00e8\\u00ea\\u00eb\"", 0);
+	/* 2 bytes, 1 code point: bytes alone must not pass minLength. */
+	check(s, "\"\\u00e9\"", 0);
+	check(s, "\"\\u00e9\\u00e8\"", 1);
 	check_msg("{\"maxLength\":1}", "\"ab\"",
 	    "arguments: must be at most 1 character long");
 	check("{\"minLength\":5}", "12345", 1);
 	check("{\"maxLength\":1e30,\"minLength\":2.0}", "\"abc\"", 1);
-	/* pattern and format are ignored on purpose. */
-	check("{\"pattern\":\"^a+$\",\"format\":\"email\"}", "\"zzz\"", 1);
 }
 
 static void
@@ -295,7 +300,7 @@ t_objects(void)
 	/* Non-objects pass the object keywords. */
 	check("{\"required\":[\"a\"],\"additionalProperties\":false}", "5",
 	    1);
-	/* Ignored patternProperties must not turn into rejections. */
+	/* A property matched by patternProperties is not additional. */
 	check("{\"patternProperties\":{\"^x\":{}},"
 	    "\"additionalProperties\":false}", "{\"xa\":1}", 1);
 	check_msg("{\"properties\":{\"a\":{\"properties\":{\"b\":"
@@ -538,6 +543,554 @@ t_lifetime(void)
 	ok(1, "free(NULL) is a no-op");
 }
 
+/* Validates the string VALUE (any bytes, LEN of them) against S. */
+static int
+val_str(const struct mcp__schema *s, const char *value, size_t len)
+{
+	json_t	*v;
+	int	 r;
+
+	v = json_stringn(value, len);
+	if (v == NULL) {
+		snprintf(err, sizeof(err), "bad test string");
+		return -2;
+	}
+	r = mcp__schema_validate(s, v, "arguments", err, sizeof(err));
+	json_decref(v);
+	return r;
+}
+
+/* Compiles {KW: ARG} (a string, C escapes only) and checks VALUE. */
+static void
+check_kw(const char *kw, const char *arg, const char *value, int valid)
+{
+	struct mcp__schema	*s;
+	json_t			*js;
+	int			 r;
+
+	js = json_pack("{s:s}", kw, arg);
+	s = mcp__schema_compile(js, 0, err, sizeof(err));
+	json_decref(js);
+	if (s == NULL) {
+		ok(0, "compile %s %s", kw, arg);
+		diag("  %s", err);
+		return;
+	}
+	r = val_str(s, value, strlen(value));
+	if (!ok(r == (valid ? 0 : -1), "\"%s\" %s %s \"%s\"", value,
+	    valid ? "matches" : "does not match", kw, arg))
+		diag("  validate returned %d: %s", r, err);
+	mcp__schema_free(s);
+}
+
+#define check_pattern(p, v, valid)	check_kw("pattern", (p), (v), (valid))
+#define check_format(f, v, valid)	check_kw("format", (f), (v), (valid))
+
+static double
+now(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* valgrind runs this program too (test/valgrind.sh), 20 to 50 times slower. */
+static int
+slow_run(void)
+{
+	const char	*pre = getenv("LD_PRELOAD");
+
+	return pre != NULL && strstr(pre, "vgpreload") != NULL;
+}
+
+static void
+t_pattern(void)
+{
+	const char		*code = "{\"type\":\"object\",\"properties\":"
+	    "{\"code\":{\"type\":\"string\",\"pattern\":\"^[A-Z]{3}$\"}}}";
+	struct mcp__schema	*s;
+
+	check(code, "{\"code\":\"ABC\"}", 1);
+	check_msg(code, "{\"code\":\"ab\"}",
+	    "arguments.code: \"ab\" does not match pattern \"^[A-Z]{3}$\"");
+	/* Patterns search: no implicit anchors. */
+	check_pattern("b", "abc", 1);
+	check_pattern("b", "xyz", 0);
+	check_pattern("^a", "ba", 0);
+	check_pattern("[0-9]{2}", "x12y", 1);
+	/* \d is ASCII, as in JavaScript: not ARABIC-INDIC DIGIT ONE. */
+	check_pattern("^\\d+$", "0123456789", 1);
+	check_pattern("^\\d+$", "12a", 0);
+	check_pattern("^\\d$", "\xd9\xa1", 0);
+	check_pattern("^\\w+$", "abc_1", 1);
+	/* JavaScript's escapes, not PCRE2's \U and \x{...}. */
+	check_pattern("^\\u0041$", "A", 1);
+	check_pattern("^\\u00e9$", "\xc3\xa9", 1);
+	check_pattern("^\\u{1F600}$", "\xf0\x9f\x98\x80", 1);
+	check_pattern("^\\x41$", "A", 1);
+	check_pattern("^\\U$", "U", 1);
+	/* $ is the very end, never before a final newline. */
+	check_pattern("^abc$", "abc", 1);
+	check_pattern("^abc$", "abc\n", 0);
+	/* A character is a code point. */
+	check_pattern("^.$", "\xc3\xa9", 1);
+	check_pattern("^.$", "\xf0\x9f\x98\x80", 1);
+	check_pattern("^..$", "\xc3\xa9", 0);
+	check_pattern("^\\p{L}+$", "h\xc3\xa9llo", 1);
+	check_pattern("^[^]$", "\n", 1);
+	check_pattern("^.$", "\n", 0);
+	/* An unset group's backreference matches the empty string. */
+	check_pattern("^(a)?\\1b$", "b", 1);
+	/* Only strings are checked. */
+	check("{\"pattern\":\"^a$\"}", "5", 1);
+	check("{\"pattern\":\"^a$\"}", "[\"b\"]", 1);
+	check("{\"anyOf\":[{\"pattern\":\"^a\"},{\"pattern\":\"^b\"}]}",
+	    "\"bc\"", 1);
+	check("{\"not\":{\"pattern\":\"^a\"}}", "\"ab\"", 0);
+	/* A long value is cut in the message; control characters escaped. */
+	check_msg("{\"pattern\":\"^y\"}",
+	    "\"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"",
+	    "arguments: \"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"... "
+	    "does not match pattern \"^y\"");
+	s = comp("{\"pattern\":\"^y\"}", 0);
+	is_int(val_str(s, "a\0b\n", 4), -1, "a NUL and a newline: invalid");
+	is_str(err, "arguments: \"a\\u0000b\\u000a\" does not match pattern "
+	    "\"^y\"", "with both escaped in the message");
+	mcp__schema_free(s);
+	/* Together with the length keywords. */
+	check("{\"minLength\":2,\"pattern\":\"^a\"}", "\"ab\"", 1);
+	check_msg("{\"minLength\":3,\"pattern\":\"^a\"}", "\"ab\"",
+	    "arguments: must be at least 3 characters long");
+}
+
+/* A catastrophic pattern fails fast, as invalid, wherever it is. */
+static void
+t_pattern_cost(void)
+{
+	const char	*schemas[] = {
+		"{\"pattern\":\"^(a+)+$\"}",
+		"{\"pattern\":\"(a|aa)+$\"}",
+		"{\"not\":{\"pattern\":\"^(a+)+$\"}}",
+		"{\"anyOf\":[{\"pattern\":\"^(a+)+$\"},{\"type\":\"string\"}]}",
+	};
+	struct mcp__schema	*s;
+	json_t			*obj;
+	char			*v;
+	double			 t0, dt;
+	size_t			 i, n = 30000;
+	int			 r;
+
+	v = malloc(n + 2);
+	if (v == NULL)
+		return;
+	memset(v, 'a', n);
+	v[n] = '!';
+	v[n + 1] = '\0';
+	for (i = 0; i < sizeof(schemas) / sizeof(schemas[0]); i++) {
+		s = comp(schemas[i], 0);
+		if (!ok(s != NULL, "compile %s", schemas[i])) {
+			diag("  %s", err);
+			continue;
+		}
+		t0 = now();
+		r = val_str(s, v, n + 1);
+		dt = now() - t0;
+		is_int(r, -1, "30000 a and ! against %s: invalid", schemas[i]);
+		if (!ok(strstr(err, "\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+		    "\"... is too costly to match against pattern \"") != NULL,
+		    "and too costly to match"))
+			diag("  got \"%s\"", err);
+		if (!ok(dt < 2.0 || slow_run(), "in %.3f s", dt))
+			diag("  took %.3f s", dt);
+		mcp__schema_free(s);
+	}
+	/* A property name, too. */
+	s = comp("{\"patternProperties\":{\"^(a+)+$\":{}}}", 0);
+	obj = json_object();
+	json_object_set_new(obj, v, json_true());
+	is_int(mcp__schema_validate(s, obj, "arguments", err, sizeof(err)), -1,
+	    "a costly property name is invalid");
+	ok(strncmp(err, "arguments: property name \"aaaa", 30) == 0 &&
+	    strstr(err, "is too costly to match") != NULL, "%s", err);
+	json_decref(obj);
+	mcp__schema_free(s);
+	/* Long values are fine when the pattern is: anchored or not. */
+	for (i = 0; i < n; i++)
+		v[i] = "ab"[i % 2];
+	v[n] = '\0';
+	s = comp("{\"pattern\":\"^[ab]*$\"}", 0);
+	is_int(val_str(s, v, n), 0, "^[ab]*$ on 30000 characters");
+	mcp__schema_free(s);
+	s = comp("{\"pattern\":\"^(a|b)*$\"}", 0);
+	is_int(val_str(s, v, n), 0, "^(a|b)*$ on 30000 characters");
+	mcp__schema_free(s);
+	s = comp("{\"pattern\":\"(ab)+$\"}", 0);
+	is_int(val_str(s, v, 2000), 0, "(ab)+$ on 2000 characters");
+	mcp__schema_free(s);
+	v[n - 2] = 'b';
+	v[n - 1] = 'c';
+	s = comp("{\"pattern\":\"bc\"}", 0);
+	is_int(val_str(s, v, n), 0, "a search finds bc at the end");
+	mcp__schema_free(s);
+	free(v);
+}
+
+static void
+t_pattern_props(void)
+{
+	const char	*o = "{\"type\":\"object\",\"properties\":{\"id\":"
+	    "{\"type\":\"integer\"}},\"patternProperties\":{\"^x-\":"
+	    "{\"type\":\"string\"},\"n$\":{\"type\":\"integer\"}},"
+	    "\"additionalProperties\":false}";
+	const char	*both = "{\"properties\":{\"xa\":{\"type\":"
+	    "\"string\"}},"
+	    "\"patternProperties\":{\"^x\":{\"maxLength\":1}}}";
+	const char	*addl = "{\"patternProperties\":{\"^s_\":{\"type\":"
+	    "\"string\"}},\"additionalProperties\":{\"type\":\"integer\"}}";
+
+	check(o, "{}", 1);
+	check(o, "{\"id\":1,\"x-a\":\"s\",\"count_n\":3}", 1);
+	check_msg(o, "{\"x-a\":1}",
+	    "arguments[\"x-a\"]: expected string, got integer");
+	check_msg(o, "{\"count_n\":\"3\"}",
+	    "arguments.count_n: expected integer, got string");
+	check_msg(o, "{\"id\":1,\"other\":1}",
+	    "arguments: unexpected property \"other\"");
+	check_msg(o, "{\"id\":\"1\"}",
+	    "arguments.id: expected integer, got string");
+	/* Every matching pattern applies. */
+	check(o, "{\"x-n\":\"s\"}", 0);
+	check(o, "{\"x-n\":5}", 0);
+	/* properties and patternProperties both apply to a name. */
+	check(both, "{\"xa\":\"s\"}", 1);
+	check_msg(both, "{\"xa\":\"long\"}",
+	    "arguments.xa: must be at most 1 character long");
+	check_msg(both, "{\"xb\":\"long\"}",
+	    "arguments.xb: must be at most 1 character long");
+	/* additionalProperties: only names no pattern matched. */
+	check(addl, "{\"s_a\":\"x\",\"b\":2}", 1);
+	check_msg(addl, "{\"s_a\":\"x\",\"b\":\"x\"}",
+	    "arguments.b: expected integer, got string");
+	check_msg(addl, "{\"s_a\":2}",
+	    "arguments.s_a: expected string, got integer");
+	check("{\"patternProperties\":{\"^\\u00e9.$\":{\"type\":\"integer\"}},"
+	    "\"additionalProperties\":false}", "{\"\\u00e9\\u00e8\":1}", 1);
+	check("{\"patternProperties\":{\"^\\u00e9.$\":{\"type\":\"integer\"}},"
+	    "\"additionalProperties\":false}", "{\"\\u00e9\\u00e8x\":1}", 0);
+	/* Non-objects pass. */
+	check(o, "\"x\"", 0);
+	check("{\"patternProperties\":{\"^x\":false}}", "[1]", 1);
+	check_msg("{\"patternProperties\":{\"^x\":false}}", "{\"xy\":1}",
+	    "arguments.xy: no value is allowed here");
+}
+
+static void
+t_formats(void)
+{
+	const char	*fp = "{\"format\":\"date\",\"pattern\":\"^2024\"}";
+	size_t		 i;
+	char		 buf[300];
+	static const struct {
+		const char	*fmt;
+		const char	*value;
+		int		 valid;
+	} cases[] = {
+		{ "date-time", "2024-02-29T12:00:00Z", 1 },
+		{ "date-time", "1998-12-31T23:59:60Z", 1 },
+		{ "date-time", "1998-12-31T15:59:60.123-08:00", 1 },
+		{ "date-time", "2025-01-01t00:00:00.5+05:30", 1 },
+		{ "date-time", "1963-06-19T08:30:06.283185z", 1 },
+		{ "date-time", "2023-02-29T00:00:00Z", 0 },
+		{ "date-time", "2024-01-01T00:00:00", 0 },
+		{ "date-time", "2024-01-01 00:00:00Z", 0 },
+		{ "date-time", "2024-01-01T24:00:00Z", 0 },
+		{ "date-time", "2024-01-01T00:00:00+24:00", 0 },
+		{ "date-time", "2024-13-01T00:00:00Z", 0 },
+		{ "date-time", "1998-12-31T22:59:60Z", 0 },
+		{ "date-time", "2024-01-01T00:00:00.Z", 0 },
+		{ "date-time", "2024-01-01T00:00:00ZZ", 0 },
+		{ "date-time", "2024-01-01", 0 },
+		{ "date", "2024-02-29", 1 },
+		{ "date", "2000-02-29", 1 },
+		{ "date", "2023-12-31", 1 },
+		{ "date", "0000-01-01", 1 },
+		{ "date", "2023-02-29", 0 },
+		{ "date", "1900-02-29", 0 },
+		{ "date", "2023-04-31", 0 },
+		{ "date", "2023-00-10", 0 },
+		{ "date", "2023-01-00", 0 },
+		{ "date", "2023-1-01", 0 },
+		{ "date", "20230101", 0 },
+		{ "date", "2023-01-01x", 0 },
+		{ "date", "2023-01-01T00:00:00Z", 0 },
+		{ "date", "\xd9\xa2" "023-01-01", 0 },
+		{ "time", "23:59:60Z", 1 },
+		{ "time", "15:59:60-08:00", 1 },
+		{ "time", "01:29:60+01:30", 1 },
+		{ "time", "08:30:06.283185+01:00", 1 },
+		{ "time", "00:00:00z", 1 },
+		{ "time", "23:59:60+01:00", 0 },
+		{ "time", "23:58:60Z", 0 },
+		{ "time", "08:30:06", 0 },
+		{ "time", "8:30:06Z", 0 },
+		{ "time", "08:60:00Z", 0 },
+		{ "time", "08:30:61Z", 0 },
+		{ "time", "08:30:06+01:60", 0 },
+		{ "time", "08:30:06+0100", 0 },
+		{ "email", "joe@example.com", 1 },
+		{ "email", "a.b+c-d_e@sub.example.org", 1 },
+		{ "email", "!#$%&'*+-/=?^_`{|}~@example.com", 1 },
+		{ "email", "\"john doe\"@example.com", 1 },
+		{ "email", "\"a@b\"@example.com", 1 },
+		{ "email", "\"a\\\"b\"@example.com", 1 },
+		{ "email", "user@[127.0.0.1]", 1 },
+		{ "email", "user@[IPv6:2001:db8::1]", 1 },
+		{ "email", "x@localhost", 1 },
+		{ "email", "joe.example.com", 0 },
+		{ "email", "a@b@example.com", 0 },
+		{ "email", "@example.com", 0 },
+		{ "email", ".a@example.com", 0 },
+		{ "email", "a..b@example.com", 0 },
+		{ "email", "a.@example.com", 0 },
+		{ "email", "a@", 0 },
+		{ "email", "a@-example.com", 0 },
+		{ "email", "a b@example.com", 0 },
+		{ "email", "a@exa_mple.com", 0 },
+		{ "email", "\"\"@example.com", 0 },
+		{ "email", "\"abc@example.com", 0 },
+		{ "email", "user@[256.0.0.1]", 0 },
+		{ "email", "user@[IPv6:1::2::3]", 0 },
+		{ "email", "j\xc3\xb6@example.com", 0 },
+		{ "hostname", "example.com", 1 },
+		{ "hostname", "a-b.c1", 1 },
+		{ "hostname", "localhost", 1 },
+		{ "hostname", "xn--bcher-kva.example", 1 },
+		{ "hostname", "1.2.3.4", 1 },
+		{ "hostname", "-a.com", 0 },
+		{ "hostname", "a-.com", 0 },
+		{ "hostname", "a..b", 0 },
+		{ "hostname", "", 0 },
+		{ "hostname", ".", 0 },
+		{ "hostname", "example.com.", 0 },
+		{ "hostname", "a_b.com", 0 },
+		{ "hostname", "b\xc3\xbc" "cher.example", 0 },
+		{ "ipv4", "0.0.0.0", 1 },
+		{ "ipv4", "255.255.255.255", 1 },
+		{ "ipv4", "192.168.1.10", 1 },
+		{ "ipv4", "256.1.1.1", 0 },
+		{ "ipv4", "01.1.1.1", 0 },
+		{ "ipv4", "1.2.3.00", 0 },
+		{ "ipv4", "1.2.3", 0 },
+		{ "ipv4", "1.2.3.4.5", 0 },
+		{ "ipv4", "1.2.3.a", 0 },
+		{ "ipv4", "1..2.3", 0 },
+		{ "ipv4", " 1.2.3.4", 0 },
+		{ "ipv4", "1.2.3.4\n", 0 },
+		{ "ipv4", "1.2.3.1000", 0 },
+		{ "ipv4", "0x7f.0.0.1", 0 },
+		{ "ipv6", "::", 1 },
+		{ "ipv6", "::1", 1 },
+		{ "ipv6", "1::", 1 },
+		{ "ipv6", "2001:db8::7", 1 },
+		{ "ipv6", "::ffff:1.2.3.4", 1 },
+		{ "ipv6", "1:2:3:4:5:6:7:8", 1 },
+		{ "ipv6", "1:2:3:4:5:6:1.2.3.4", 1 },
+		{ "ipv6", "1::2:3:4:5:6:7", 1 },
+		{ "ipv6", "FE80::abcd:EF01", 1 },
+		{ "ipv6", "1::2::3", 0 },
+		{ "ipv6", "1:2:3:4:5:6:7:8:9", 0 },
+		{ "ipv6", "1:2:3:4:5:6:7", 0 },
+		{ "ipv6", "1::2:3:4:5:6:7:8", 0 },
+		{ "ipv6", "12345::", 0 },
+		{ "ipv6", ":1:2:3:4:5:6:7", 0 },
+		{ "ipv6", "1:2:3:4:5:6:7:", 0 },
+		{ "ipv6", "1:::2", 0 },
+		{ "ipv6", "fe80::1%eth0", 0 },
+		{ "ipv6", "::ffff:256.1.1.1", 0 },
+		{ "ipv6", "::1.2.3.4:5", 0 },
+		{ "ipv6", "1:2:3:4:5:6:7:1.2.3.4", 0 },
+		{ "ipv6", "g::1", 0 },
+		{ "ipv6", "", 0 },
+		{ "ipv6", "1.2.3.4", 0 },
+		{ "uri", "http://example.com/path?q=1#frag", 1 },
+		{ "uri", "mailto:John.Doe@example.com", 1 },
+		{ "uri", "urn:oasis:names:specification:docbook:dtd:xml:4.1.2",
+		    1 },
+		{ "uri", "ldap://[2001:db8::7]/c=GB?objectClass?one", 1 },
+		{ "uri", "http://-.~_!$&'()*+,;=:%40:80%2f::::::@example.com",
+		    1 },
+		{ "uri", "http://www.example.com/%E2%82%AC", 1 },
+		{ "uri", "http://[v1.fe]:8080/", 1 },
+		{ "uri", "tel:+1-816-555-1212", 1 },
+		{ "uri", "foo+bar.baz-1:x", 1 },
+		{ "uri", "file:///etc/hosts", 1 },
+		{ "uri", "//example.com/path", 0 },
+		{ "uri", "example.com", 0 },
+		{ "uri", "/abs/path", 0 },
+		{ "uri", "http://exa mple.com", 0 },
+		{ "uri", "http://example.com/%G1", 0 },
+		{ "uri", "http://example.com/%4", 0 },
+		{ "uri", "1http://x", 0 },
+		{ "uri", "http://[::1/", 0 },
+		{ "uri", "http://[::g]/", 0 },
+		{ "uri", "https://[@example.org/test.txt", 0 },
+		{ "uri", "https://example.org/foobar\\.txt", 0 },
+		{ "uri", "http://example.com/a#b#c", 0 },
+		{ "uri", "http://example.com:80a/", 0 },
+		{ "uri", "http://\xc3\xa9.com/", 0 },
+		{ "uri", "bar,baz:foo", 0 },
+		{ "uri", "", 0 },
+		{ "uri-reference", "//example.com/path", 1 },
+		{ "uri-reference", "/abs", 1 },
+		{ "uri-reference", "rel/path?x=1", 1 },
+		{ "uri-reference", "#frag", 1 },
+		{ "uri-reference", "", 1 },
+		{ "uri-reference", "http://x/y", 1 },
+		{ "uri-reference", "./a:b", 1 },
+		{ "uri-reference", "1a:b", 0 },
+		{ "uri-reference", "\\\\WINDOWS\\fileshare", 0 },
+		{ "uri-reference", "a b", 0 },
+		{ "uri-reference", "%zz", 0 },
+		{ "uuid", "2eb8aa08-aa98-11ea-b4aa-73b441d16380", 1 },
+		{ "uuid", "2EB8AA08-AA98-11EA-B4AA-73B441D16380", 1 },
+		{ "uuid", "00000000-0000-0000-0000-000000000000", 1 },
+		{ "uuid", "2eb8aa08-aa98-11ea-b4aa-73b441d1638", 0 },
+		{ "uuid", "2eb8aa08-aa98-11ea-b4aa-73b441d163800", 0 },
+		{ "uuid", "2eb8aa0-8aa98-11ea-b4aa-73b441d16380", 0 },
+		{ "uuid", "2eb8aa08aa9811eab4aa73b441d16380", 0 },
+		{ "uuid", "2eb8aa08-aa98-11ea-b4aa-73b441d1638g", 0 },
+		{ "uuid", "{2eb8aa08-aa98-11ea-b4aa-73b441d16380}", 0 },
+		{ "uuid", "2eb8aa08-aa98-11ea-b4aa", 0 },
+		/* Unknown formats are annotations. */
+		{ "color", "zzz", 1 },
+		{ "regex", "(", 1 },
+	};
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		check_format(cases[i].fmt, cases[i].value, cases[i].valid);
+	/* 64 bytes of local part are allowed, 65 are not. */
+	memset(buf, 'a', 65);
+	memcpy(buf + 65, "@example.com", 13);
+	check_format("email", buf + 1, 1);
+	check_format("email", buf, 0);
+	/* A label of 63 bytes, not 64; a name of 253 bytes, not 254. */
+	memset(buf, 'a', 64);
+	buf[64] = '\0';
+	check_format("hostname", buf + 1, 1);
+	check_format("hostname", buf, 0);
+	for (i = 0; i < 254; i++)
+		buf[i] = i % 2 ? '.' : 'a';
+	buf[253] = '\0';
+	check_format("hostname", buf, 1);
+	buf[253] = 'a';
+	buf[254] = '\0';
+	check_format("hostname", buf, 0);
+	/* Only strings are checked; messages name the format. */
+	check("{\"format\":\"date\"}", "5", 1);
+	check("{\"format\":\"email\",\"type\":[\"string\",\"integer\"]}", "12",
+	    1);
+	check_msg("{\"type\":\"object\",\"properties\":{\"when\":{\"type\":"
+	    "\"string\",\"format\":\"date\"}}}", "{\"when\":\"2023-02-29\"}",
+	    "arguments.when: \"2023-02-29\" does not match format \"date\"");
+	check_msg("{\"format\":\"ipv4\"}", "\"256.1.1.1\"",
+	    "arguments: \"256.1.1.1\" does not match format \"ipv4\"");
+	check(fp, "\"2024-02-29\"", 1);
+	check(fp, "\"2025-02-28\"", 0);
+	check(fp, "\"2024-02-30\"", 0);
+}
+
+static void
+t_pattern_errors(void)
+{
+	check_bad("{\"pattern\":\"a(\"}", 0, "#/pattern: invalid regular "
+	    "expression at offset 2: missing closing parenthesis");
+	check_bad("{\"pattern\":\"[z-a]\"}", 0, "#/pattern: invalid regular "
+	    "expression at offset 3: range out of order in character class");
+	check_bad("{\"pattern\":\"\\\\C\"}", 0, "#/pattern: invalid regular "
+	    "expression at offset 2");
+	check_bad("{\"pattern\":5}", 0, "#/pattern: must be a string");
+	check_bad("{\"properties\":{\"a\":{\"pattern\":\"(?<n\"}}}", 0,
+	    "#/properties/a/pattern: invalid regular expression at offset");
+	check_bad("{\"patternProperties\":{\"a[\":{}}}", 0,
+	    "#/patternProperties/a[: invalid regular expression at offset 2: "
+	    "missing terminating ] for character class");
+	check_bad("{\"patternProperties\":{\"^a/(\":{}}}", 0,
+	    "#/patternProperties/^a~1(: invalid regular expression");
+	check_bad("{\"patternProperties\":{\"^x\":{\"type\":1}}}", 0,
+	    "#/patternProperties/^x/type: must be a string");
+	check_bad("{\"patternProperties\":[]}", 0,
+	    "#/patternProperties: must be an object");
+	check_bad("{\"format\":1}", 0, "#/format: must be a string");
+	check_bad("{\"$defs\":{\"d\":{\"pattern\":\"+\"}}}", 0,
+	    "#/$defs/d/pattern: invalid regular expression at offset 0: "
+	    "quantifier does not follow a repeatable item");
+}
+
+/* Threads sharing one compiled schema, each with its own match state. */
+#define NTHREADS	4
+#define NROUNDS		500
+
+static struct mcp__schema	*shared;
+
+static void *
+worker(void *arg)
+{
+	static const char	*vals[] = { "AB-12", "ab-12", "XY-99", "XY-9" };
+	json_t			*inst;
+	char			 e[256];
+	long			 bad = 0;
+	int			 i;
+	int			 want;
+	int			 r;
+
+	(void)arg;
+	for (i = 0; i < NROUNDS; i++) {
+		inst = json_pack("{s:s,s:s,s:s}", "code", vals[i % 4], "x-n",
+		    "s", "when", i % 3 ? "2024-02-29" : "2023-02-29");
+		want = (i % 4 == 0 || i % 4 == 2) && i % 3 != 0 ? 0 : -1;
+		r = mcp__schema_validate(shared, inst, "arguments", e,
+		    sizeof(e));
+		if (r != want)
+			bad++;
+		json_decref(inst);
+	}
+	return (void *)bad;
+}
+
+static void
+t_threads(void)
+{
+	pthread_t	 th[NTHREADS];
+	void		*res;
+	long		 bad = 0;
+	int		 i;
+	int		 started = 0;
+
+	shared = comp("{\"type\":\"object\",\"properties\":{\"code\":"
+	    "{\"pattern\":\"^[A-Z]{2}-\\\\d{2}$\"},\"when\":"
+	    "{\"format\":\"date\"}},"
+	    "\"patternProperties\":{\"^x-\":{\"type\":\"string\"}},"
+	    "\"additionalProperties\":false}", 1);
+	if (!ok(shared != NULL, "shared schema compiles")) {
+		diag("  %s", err);
+		return;
+	}
+	for (i = 0; i < NTHREADS; i++)
+		if (pthread_create(&th[i], NULL, worker, NULL) == 0)
+			started++;
+		else
+			break;
+	for (i = 0; i < started; i++) {
+		pthread_join(th[i], &res);
+		bad += (long)res;
+	}
+	is_int(started, NTHREADS, "%d threads started", NTHREADS);
+	is_int(bad, 0, "%d threads x %d validations, all as expected",
+	    NTHREADS, NROUNDS);
+	mcp__schema_free(shared);
+}
+
 int
 main(void)
 {
@@ -553,5 +1106,11 @@ main(void)
 	t_compile_errors();
 	t_conformance();
 	t_lifetime();
+	t_pattern();
+	t_pattern_cost();
+	t_pattern_props();
+	t_pattern_errors();
+	t_formats();
+	t_threads();
 	return tap_done();
 }

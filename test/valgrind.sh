@@ -37,9 +37,10 @@ if [ ! -x "$server" ] || [ ! -x build/t_schema ]; then
 	bail "$server and build/t_schema are built"
 fi
 
+# test/valgrind.supp: the vector loads of PCRE2's JIT code, no one else's.
 VG="valgrind --quiet --leak-check=full --show-leak-kinds=definite,indirect
     --errors-for-leak-kinds=definite,indirect --error-exitcode=99
-    --track-fds=no --num-callers=30"
+    --track-fds=no --num-callers=30 --suppressions=test/valgrind.supp"
 
 # check NAME RC: the valgrind assertions for a run whose log is
 # $tmp/NAME.vg and whose exit status was RC.

@@ -2,7 +2,8 @@
 # bootstrap.sh [build|test]: installs what libmcp needs and this machine
 # lacks, on Debian or Ubuntu (apt-get, through sudo when not root). It says
 # what it installs and is silent when nothing is missing.
-#   build: compiler, make, autoconf, pkg-config, and the three -dev packages
+#   build: compiler, make, autoconf, pkg-config, and the -dev packages of the
+#          libraries (jansson, libev, libmicrohttpd, libcurl, PCRE2)
 #   test:  build, plus what the tests use: node and npm, nginx, valgrind,
 #          mandoc, curl, clang with its sanitizer and libFuzzer runtimes
 #          (the fuzzers), and OpenSSL's headers (test/who-server.c)
@@ -21,8 +22,8 @@ need_cmd() {	# need_cmd COMMAND PACKAGE: a command, from PACKAGE if absent
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "bootstrap: not a Debian or Ubuntu system; install by hand:" >&2
 	echo "  a C compiler, make, autoconf, pkg-config, jansson, libev," >&2
-	echo "  libmicrohttpd (with headers); for tests: node, npm, nginx," >&2
-	echo "  valgrind, mandoc, curl, clang with libFuzzer" >&2
+	echo "  libmicrohttpd, libcurl, PCRE2 (with headers); for tests:" >&2
+	echo "  node, npm, nginx, valgrind, mandoc, curl, clang with libFuzzer" >&2
 	exit 0
 fi
 
@@ -34,6 +35,7 @@ need_pkg libjansson-dev
 need_pkg libev-dev
 need_pkg libmicrohttpd-dev
 need_pkg libcurl4-openssl-dev
+need_pkg libpcre2-dev
 if [ "$what" = test ]; then
 	need_cmd node nodejs
 	need_cmd npm npm

@@ -4,24 +4,61 @@
  * structuredContent. A schema is compiled once, at tool registration on
  * the setup thread, into a graph of nodes with every keyword already looked
  * up, type-checked and converted (numbers, counts, child pointers, property
- * tables), so validation, which runs on worker threads for every call,
- * never searches a schema by keyword name. The compiled graph is never
- * written after compilation, and validation keeps all of its state on the
- * stack, so any number of workers may validate against one schema at once.
- * Keywords left out on purpose: "pattern", "patternProperties" and "format"
- * (the standard wants ECMA-262 regular expressions, which POSIX regcomp
- * does not implement, so matching them with it would reject valid input),
- * and the applicators nobody writes in tool schemas (if/then/else,
- * contains, propertyNames, dependent*, unevaluated*, $dynamicRef). Unknown
- * keywords are ignored, as the standard requires.
+ * tables, regular expressions), so validation, which runs on worker threads
+ * for every call, never searches a schema by keyword name. The compiled
+ * graph is never written after compilation, and validation keeps its state
+ * on the stack (and, for regular expressions, in per-thread match data), so
+ * any number of workers may validate against one schema at once.
+ *
+ * "pattern" and "patternProperties" are matched with PCRE2 (8-bit), which
+ * is not ECMA-262, the dialect JSON Schema names; the compile options
+ * bring it as close as PCRE2 goes: PCRE2_UTF (a character is a code point,
+ * so "." matches all of "é"), PCRE2_ALT_BSUX and PCRE2_EXTRA_ALT_BSUX
+ * (\uHHHH, \u{H...} and \xHH as in JavaScript, and a \u, \U or \x that
+ * is not one of those a literal letter), PCRE2_DOLLAR_ENDONLY ("$" matches
+ * only at the very end, never before a final newline),
+ * PCRE2_MATCH_UNSET_BACKREF (a backreference to an unset group matches the
+ * empty string), PCRE2_ALLOW_EMPTY_CLASS ("[]" matches nothing, "[^]" any
+ * character) and PCRE2_NEVER_BACKSLASH_C (\C would split a code point),
+ * with LF as the only newline whatever PCRE2's build default. Patterns
+ * are not anchored: they search, as JavaScript's RegExp.test does. What
+ * still differs: \s is ASCII white space only (JavaScript's includes
+ * U+00A0, U+FEFF and the Unicode spaces), "." matches CR, U+2028 and
+ * U+2029, lookbehinds must have a bounded length, and PCRE2's own syntax
+ * ((?i), possessive quantifiers, \A...) is accepted. A pattern that PCRE2
+ * refuses fails compilation, with PCRE2's offset and message.
+ *
+ * Matching is bounded: a match context caps the backtracking of each
+ * match (RX_BUDGET in all for an anchored pattern; for a search, that
+ * budget shared between the start positions, but never less than
+ * RX_MINLIMIT a position) and the interpreter's heap (RX_HEAP_KIB), and the
+ * JIT's stack is RX_JITSTACK; a JIT match that runs out of stack is tried
+ * again by the interpreter. A value that hits a limit is invalid ("too
+ * costly to match"), everywhere, anyOf and not included: a validation
+ * never hangs on a catastrophic pattern ("^(a+)+$" against "aaaa...!").
+ *
+ * "format" is asserted for date-time, date, time, email, hostname, ipv4,
+ * ipv6, uri, uri-reference and uuid (see the f_* functions); other formats
+ * are ignored, as the standard allows.
+ *
+ * Keywords left out on purpose: the applicators nobody writes in tool
+ * schemas (if/then/else, contains, propertyNames, dependent*,
+ * unevaluated*, $dynamicRef). Unknown keywords are ignored, as the
+ * standard requires.
  */
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 
 #include "core/schema.h"
 
@@ -34,6 +71,30 @@
 
 /* Above this many properties, a node gets a hash index instead of a scan. */
 #define PROP_LINEAR	8
+
+/* How every pattern is compiled; the header comment says why. */
+#define RX_OPTIONS	(PCRE2_UTF | PCRE2_ALT_BSUX | PCRE2_DOLLAR_ENDONLY | \
+			 PCRE2_MATCH_UNSET_BACKREF | PCRE2_ALLOW_EMPTY_CLASS | \
+			 PCRE2_NEVER_BACKSLASH_C)
+/*
+ * The cost of one match, in PCRE2's match limit (backtracking points):
+ * about 0.2 s of the interpreter, 0.05 s of the JIT, for "^(a+)+$" against
+ * 30000 "a" and a "!". PCRE2 counts each start position of a search
+ * afresh, so a search gets RX_BUDGET divided by the positions, but at least
+ * RX_MINLIMIT each.
+ */
+#define RX_BUDGET	10000000u
+#define RX_MINLIMIT	1000u
+/* The interpreter's backtracking frames, KiB (PCRE2's default is 20 GB). */
+#define RX_HEAP_KIB	16384u
+/* The JIT's stack, per thread: it starts at 32 KiB. */
+#define RX_JITSTACK	(1024u * 1024u)
+/* After a value this long, a thread drops its match data (and frames). */
+#define RX_KEEP		16384u
+
+/* How much of a value or a pattern a message quotes, in code points. */
+#define MSG_VALUE	40
+#define MSG_PATTERN	60
 
 #if defined(__GNUC__)
 #define PRINTFLIKE(f, a) __attribute__((format(printf, f, a)))
@@ -58,7 +119,6 @@
 #define F_XMAX		0x0010u
 #define F_MULT		0x0020u
 #define F_UNIQUE	0x0040u
-#define F_PATTERN	0x0080u	/* has patternProperties: skip additional */
 #define F_OBJKW		0x0100u	/* some object keyword is present */
 #define F_ARRKW		0x0200u
 #define F_STRKW		0x0400u
@@ -90,6 +150,34 @@ struct prop {
 	struct node	*sub;
 };
 
+/* A compiled regular expression, with its source for messages. */
+struct rx {
+	pcre2_code	*code;
+	const char	*src;	/* borrowed from the schema's copy */
+	int		 anchored;
+};
+
+/* One of patternProperties. */
+struct pprop {
+	struct rx	 rx;
+	struct node	*sub;
+};
+
+/* node.format: the formats asserted; others are FMT_NONE. */
+enum fmt {
+	FMT_NONE,
+	FMT_DATETIME,
+	FMT_DATE,
+	FMT_TIME,
+	FMT_EMAIL,
+	FMT_HOSTNAME,
+	FMT_IPV4,
+	FMT_IPV6,
+	FMT_URI,
+	FMT_URIREF,
+	FMT_UUID,
+};
+
 struct node {
 	const json_t	 *src;		/* compiled from this ($ref memo) */
 	unsigned	  flags;
@@ -107,9 +195,14 @@ struct node {
 	long long	  maxprops;
 	const json_t	 *enumv;	/* borrowed from the schema's copy */
 	const json_t	 *constv;
+	struct rx	  pattern;	/* code NULL: none */
+	enum fmt	  format;
+	const char	 *fmtname;	/* borrowed from the schema's copy */
 	struct prop	 *props;
 	size_t		  nprops;
 	json_t		 *pindex;	/* name -> index, if nprops is big */
+	struct pprop	 *pprops;	/* patternProperties */
+	size_t		  npprops;
 	const char	**req;
 	size_t		  nreq;
 	struct node	 *addl;		/* additionalProperties; NULL: any */
@@ -160,6 +253,7 @@ struct cctx {
 	struct mcp__schema	*s;
 	char			*err;
 	size_t			 errlen;
+	pcre2_compile_context	*rxc;	/* made at the first pattern */
 };
 
 struct vctx {
@@ -224,17 +318,22 @@ sb_printf(struct sbuf *sb, const char *fmt, ...)
 }
 
 /*
- * Appends S as a double-quoted string, escaping quotes, backslashes and
- * control characters, so that a message stays on one line whatever names
- * a client sends.
+ * Appends the N bytes at S as a double-quoted string, escaping quotes,
+ * backslashes and control characters (NUL included), so that a message
+ * stays on one line whatever names a client sends. After MAX code points
+ * the string is cut, and "..." follows the closing quote.
  */
 static void
-sb_quote(struct sbuf *sb, const char *s)
+sb_quote_cut(struct sbuf *sb, const char *s, size_t n, size_t max)
 {
-	char	 esc[8];
+	const char	*end = s + n;
+	char		 esc[8];
+	size_t		 cps = 0;
 
 	sb_putn(sb, "\"", 1);
-	for (; *s != '\0'; s++) {
+	for (; s < end; s++) {
+		if (((unsigned char)*s & 0xc0) != 0x80 && cps++ == max)
+			break;
 		if (*s == '"' || *s == '\\') {
 			esc[0] = '\\';
 			esc[1] = *s;
@@ -247,6 +346,14 @@ sb_quote(struct sbuf *sb, const char *s)
 			sb_putn(sb, s, 1);
 	}
 	sb_putn(sb, "\"", 1);
+	if (s < end)
+		sb_putn(sb, "...", 3);
+}
+
+static void
+sb_quote(struct sbuf *sb, const char *s)
+{
+	sb_quote_cut(sb, s, strlen(s), SIZE_MAX);
 }
 
 /*
@@ -289,7 +396,8 @@ sb_json(struct sbuf *sb, const json_t *v)
 		sb_putn(sb, "]", 1);
 		break;
 	case JSON_STRING:
-		sb_quote(sb, json_string_value(v));
+		sb_quote_cut(sb, json_string_value(v), json_string_length(v),
+		    SIZE_MAX);
 		break;
 	case JSON_INTEGER:
 	case JSON_REAL:
@@ -561,6 +669,12 @@ node_new(struct cctx *c, const json_t *js, const struct spath *p)
 static void
 node_free(struct node *n)
 {
+	size_t	 i;
+
+	pcre2_code_free(n->pattern.code);
+	for (i = 0; i < n->npprops; i++)
+		pcre2_code_free(n->pprops[i].rx.code);
+	free(n->pprops);
 	free(n->props);
 	json_decref(n->pindex);
 	free(n->req);
@@ -791,6 +905,141 @@ c_properties(struct cctx *c, struct node *n, const json_t *js,
 			return cfail(c, p, "properties", "out of memory");
 		i++;
 	}
+	return 0;
+}
+
+/*
+ * Compiles the LEN bytes at SRC into RX, or fails naming the schema
+ * location P[/KW] and PCRE2's offset (in bytes) and message. The JIT is
+ * tried too; without it (not built in, or no executable memory) the
+ * interpreter matches.
+ */
+static int
+c_regex(struct cctx *c, const struct spath *p, const char *kw,
+    const char *src, size_t len, struct rx *rx)
+{
+	PCRE2_UCHAR	 msg[160];
+	PCRE2_SIZE	 off;
+	uint32_t	 opts;
+	int		 ec;
+
+	if (c->rxc == NULL) {
+		c->rxc = pcre2_compile_context_create(NULL);
+		if (c->rxc == NULL)
+			return cfail(c, p, kw, "out of memory");
+		if (pcre2_set_compile_extra_options(c->rxc,
+		    PCRE2_EXTRA_ALT_BSUX) != 0 ||
+		    pcre2_set_newline(c->rxc, PCRE2_NEWLINE_LF) != 0)
+			return cfail(c, p, kw, "cannot set PCRE2's options");
+	}
+	rx->src = src;
+	rx->code = pcre2_compile((PCRE2_SPTR)src, len, RX_OPTIONS, &ec, &off,
+	    c->rxc);
+	if (rx->code == NULL) {
+		if (pcre2_get_error_message(ec, msg, sizeof(msg)) < 0)
+			snprintf((char *)msg, sizeof(msg), "PCRE2 error %d",
+			    ec);
+		return cfail(c, p, kw, "invalid regular expression at offset "
+		    "%zu: %s", (size_t)off, (const char *)msg);
+	}
+	(void)pcre2_jit_compile(rx->code, PCRE2_JIT_COMPLETE);
+	/* "^..." is anchored: one start position, the whole budget. */
+	if (pcre2_pattern_info(rx->code, PCRE2_INFO_ALLOPTIONS, &opts) == 0 &&
+	    (opts & PCRE2_ANCHORED))
+		rx->anchored = 1;
+	return 0;
+}
+
+static int
+c_pattern(struct cctx *c, struct node *n, const json_t *js,
+    const struct spath *p)
+{
+	const json_t	*v;
+
+	v = json_object_get(js, "pattern");
+	if (v == NULL)
+		return 0;
+	if (!json_is_string(v))
+		return cfail(c, p, "pattern", "must be a string");
+	return c_regex(c, p, "pattern", json_string_value(v),
+	    json_string_length(v), &n->pattern);
+}
+
+static int
+c_pattern_props(struct cctx *c, struct node *n, const json_t *js,
+    const struct spath *p)
+{
+	struct spath	 sp;
+	struct spath	 kp;
+	const json_t	*v;
+	const json_t	*sub;
+	const char	*key;
+	size_t		 i;
+
+	v = json_object_get(js, "patternProperties");
+	if (v == NULL)
+		return 0;
+	if (!json_is_object(v))
+		return cfail(c, p, "patternProperties", "must be an object");
+	if (json_object_size(v) == 0)
+		return 0;
+	n->pprops = calloc(json_object_size(v), sizeof(*n->pprops));
+	if (n->pprops == NULL)
+		return cfail(c, p, "patternProperties", "out of memory");
+	sp.up = p;
+	sp.key = "patternProperties";
+	sp.idx = 0;
+	i = 0;
+	json_object_foreach((json_t *)v, key, sub) {
+		kp.up = &sp;
+		kp.key = key;
+		kp.idx = 0;
+		/* Counted first, so that node_free frees what compiled. */
+		n->npprops = ++i;
+		if (c_regex(c, &kp, NULL, key, strlen(key),
+		    &n->pprops[i - 1].rx) == -1)
+			return -1;
+		n->pprops[i - 1].sub = c_schema(c, sub, &kp);
+		if (n->pprops[i - 1].sub == NULL)
+			return -1;
+	}
+	return 0;
+}
+
+static const struct {
+	const char	*name;
+	enum fmt	 fmt;
+} formats[] = {
+	{ "date-time", FMT_DATETIME },
+	{ "date", FMT_DATE },
+	{ "time", FMT_TIME },
+	{ "email", FMT_EMAIL },
+	{ "hostname", FMT_HOSTNAME },
+	{ "ipv4", FMT_IPV4 },
+	{ "ipv6", FMT_IPV6 },
+	{ "uri", FMT_URI },
+	{ "uri-reference", FMT_URIREF },
+	{ "uuid", FMT_UUID },
+};
+
+static int
+c_format(struct cctx *c, struct node *n, const json_t *js,
+    const struct spath *p)
+{
+	const json_t	*v;
+	size_t		 i;
+
+	v = json_object_get(js, "format");
+	if (v == NULL)
+		return 0;
+	if (!json_is_string(v))
+		return cfail(c, p, "format", "must be a string");
+	/* An unknown format is an annotation only, as the standard allows. */
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++)
+		if (strcmp(json_string_value(v), formats[i].name) == 0) {
+			n->format = formats[i].fmt;
+			n->fmtname = formats[i].name;
+		}
 	return 0;
 }
 
@@ -1041,9 +1290,11 @@ c_keywords(struct cctx *c, struct node *n, const json_t *js,
 
 	/* Strings. */
 	if (c_count(c, js, p, "minLength", &n->minlen) == -1 ||
-	    c_count(c, js, p, "maxLength", &n->maxlen) == -1)
+	    c_count(c, js, p, "maxLength", &n->maxlen) == -1 ||
+	    c_pattern(c, n, js, p) == -1 || c_format(c, n, js, p) == -1)
 		return -1;
-	if (n->minlen > 0 || n->maxlen < LLONG_MAX)
+	if (n->minlen > 0 || n->maxlen < LLONG_MAX ||
+	    n->pattern.code != NULL || n->format != FMT_NONE)
 		n->flags |= F_STRKW;
 
 	/* Arrays. */
@@ -1069,13 +1320,10 @@ c_keywords(struct cctx *c, struct node *n, const json_t *js,
 	    c_properties(c, n, js, p) == -1 ||
 	    c_sub(c, js, p, "additionalProperties", &n->addl) == -1)
 		return -1;
-	v = json_object_get(js, "patternProperties");
-	if (v != NULL && !json_is_object(v))
-		return cfail(c, p, "patternProperties", "must be an object");
-	if (json_object_size(v) > 0)
-		n->flags |= F_PATTERN;
+	if (c_pattern_props(c, n, js, p) == -1)
+		return -1;
 	if (n->minprops > 0 || n->maxprops < LLONG_MAX || n->nreq > 0 ||
-	    n->nprops > 0 || n->addl != NULL)
+	    n->nprops > 0 || n->npprops > 0 || n->addl != NULL)
 		n->flags |= F_OBJKW;
 
 	/* Applicators. */
@@ -1134,6 +1382,7 @@ mcp__schema_compile(const json_t *schema, int require_object, char *err,
 	c.s = NULL;
 	c.err = err;
 	c.errlen = errlen;
+	c.rxc = NULL;
 	if (err != NULL && errlen > 0)
 		err[0] = '\0';
 	if (schema == NULL) {
@@ -1176,8 +1425,10 @@ mcp__schema_compile(const json_t *schema, int require_object, char *err,
 	s->root = c_schema(&c, s->doc, &root);
 	if (s->root == NULL)
 		goto fail;
+	pcre2_compile_context_free(c.rxc);
 	return s;
 fail:
+	pcre2_compile_context_free(c.rxc);
 	mcp__schema_free(s);
 	return NULL;
 }
@@ -1394,6 +1645,632 @@ prop_find(const struct node *n, const char *key)
 	return NULL;
 }
 
+/* ---- Regular expressions ---------------------------------------------- */
+
+/*
+ * What a thread matches with, made at its first match and kept: PCRE2's
+ * match data (which also keeps the interpreter's frames between matches,
+ * so that a match allocates nothing), a match context with the limits,
+ * and a JIT stack. None of these may be shared between threads; the
+ * compiled patterns are.
+ */
+struct rxthread {
+	pcre2_match_data	*md;
+	pcre2_match_context	*mc;
+	pcre2_jit_stack		*js;
+};
+
+static pthread_once_t	 rx_once = PTHREAD_ONCE_INIT;
+static pthread_key_t	 rx_key;
+static int		 rx_keyok;
+
+static void
+rx_thread_free(void *arg)
+{
+	struct rxthread	*t = arg;
+
+	if (t == NULL)
+		return;
+	pcre2_match_data_free(t->md);
+	pcre2_match_context_free(t->mc);
+	pcre2_jit_stack_free(t->js);
+	free(t);
+}
+
+static void
+rx_key_init(void)
+{
+	rx_keyok = pthread_key_create(&rx_key, rx_thread_free) == 0;
+}
+
+/*
+ * The calling thread's match state, or NULL when out of memory. *OWNED is
+ * set when it could not be kept for the thread, and the caller must free
+ * it after the match.
+ */
+static struct rxthread *
+rx_thread(int *owned)
+{
+	struct rxthread	*t;
+
+	*owned = 0;
+	(void)pthread_once(&rx_once, rx_key_init);
+	t = rx_keyok ? pthread_getspecific(rx_key) : NULL;
+	if (t == NULL) {
+		t = calloc(1, sizeof(*t));
+		if (t == NULL)
+			return NULL;
+		t->mc = pcre2_match_context_create(NULL);
+		if (t->mc == NULL || pcre2_set_heap_limit(t->mc,
+		    RX_HEAP_KIB) != 0) {
+			rx_thread_free(t);
+			return NULL;
+		}
+		/* Without a stack of its own, the JIT uses 32 KiB of ours. */
+		t->js = pcre2_jit_stack_create(32 * 1024, RX_JITSTACK, NULL);
+		if (t->js != NULL)
+			pcre2_jit_stack_assign(t->mc, NULL, t->js);
+		if (!rx_keyok || pthread_setspecific(rx_key, t) != 0)
+			*owned = 1;
+	}
+	/* One pair is enough: only the verdict matters. */
+	if (t->md == NULL)
+		t->md = pcre2_match_data_create(1, NULL);
+	if (t->md == NULL) {
+		if (*owned)
+			rx_thread_free(t);
+		return NULL;
+	}
+	return t;
+}
+
+/*
+ * Matches RX against the LEN bytes at S, the value at P (WHAT says which:
+ * "" for a string value, "property name " for a key). Returns 1 on a
+ * match, 0 on none, and -1 when the match could not be decided (too
+ * costly, out of memory): that aborts the whole validation, as the $ref
+ * cap does, because inside a not it would otherwise turn into a pass.
+ */
+static int
+rx_match(struct vctx *c, const struct rx *rx, const char *s, size_t len,
+    const struct path *p, const char *what)
+{
+	struct rxthread	*t;
+	struct sbuf	 sb;
+	uint32_t	 limit;
+	int		 owned;
+	int		 r;
+
+	t = rx_thread(&owned);
+	if (t == NULL) {
+		r = PCRE2_ERROR_NOMEMORY;
+		goto fail;
+	}
+	limit = RX_BUDGET;
+	if (!rx->anchored) {
+		limit = RX_BUDGET / (len + 1 < RX_BUDGET ? len + 1 : RX_BUDGET);
+		if (limit < RX_MINLIMIT)
+			limit = RX_MINLIMIT;
+	}
+	(void)pcre2_set_match_limit(t->mc, limit);
+	r = pcre2_match(rx->code, (PCRE2_SPTR)s, len, 0, 0, t->md, t->mc);
+	/* The interpreter's frames are on the heap, under a limit of theirs. */
+	if (r == PCRE2_ERROR_JIT_STACKLIMIT)
+		r = pcre2_match(rx->code, (PCRE2_SPTR)s, len, 0, PCRE2_NO_JIT,
+		    t->md, t->mc);
+	if (owned)
+		rx_thread_free(t);
+	else if (len > RX_KEEP) {
+		/* The frames of a long match are not kept for the thread. */
+		pcre2_match_data_free(t->md);
+		t->md = NULL;
+	}
+	if (r >= 0)
+		return 1;
+	if (r == PCRE2_ERROR_NOMATCH)
+		return 0;
+fail:
+	c->aborted = 1;
+	if (!err_begin(c, p, &sb, 1))
+		return -1;
+	sb_puts(&sb, what);
+	sb_quote_cut(&sb, s, len, MSG_VALUE);
+	switch (r) {
+	case PCRE2_ERROR_MATCHLIMIT:
+	case PCRE2_ERROR_DEPTHLIMIT:
+	case PCRE2_ERROR_HEAPLIMIT:
+	case PCRE2_ERROR_JIT_STACKLIMIT:
+		sb_puts(&sb, " is too costly to match against pattern ");
+		break;
+	case PCRE2_ERROR_NOMEMORY:
+		sb_puts(&sb, ": out of memory matching pattern ");
+		break;
+	default:
+		sb_printf(&sb, ": PCRE2 error %d matching pattern ", r);
+		break;
+	}
+	sb_quote_cut(&sb, rx->src, strlen(rx->src), MSG_PATTERN);
+	sb_end(&sb);
+	return -1;
+}
+
+/* ---- Formats ----------------------------------------------------------- */
+
+/*
+ * Each f_* function checks the N bytes at S (no NUL needed, and a NUL in
+ * them is no allowed character) and returns 1 when they are in the
+ * format. ASCII only: these are the formats without "idn-" or "iri".
+ */
+
+static int
+is_digit(int ch)
+{
+	return ch >= '0' && ch <= '9';
+}
+
+static int
+is_alpha(int ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z');
+}
+
+static int
+is_hex(int ch)
+{
+	return is_digit(ch) || (ch >= 'a' && ch <= 'f') ||
+	    (ch >= 'A' && ch <= 'F');
+}
+
+/* The N digits at S as a number; -1 if one is not a digit. */
+static int
+digits(const char *s, size_t n)
+{
+	size_t	 i;
+	int	 v = 0;
+
+	for (i = 0; i < n; i++) {
+		if (!is_digit((unsigned char)s[i]))
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+/* RFC 3339 full-date, YYYY-MM-DD, a real day: 02-29 in leap years only. */
+static int
+f_date(const char *s, size_t n)
+{
+	static const int	 mdays[12] = { 31, 28, 31, 30, 31, 30, 31, 31,
+	    30, 31, 30, 31 };
+	int			 y, m, d, leap;
+
+	if (n != 10 || s[4] != '-' || s[7] != '-')
+		return 0;
+	y = digits(s, 4);
+	m = digits(s + 5, 2);
+	d = digits(s + 8, 2);
+	if (y < 0 || m < 1 || m > 12 || d < 1)
+		return 0;
+	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	return d <= mdays[m - 1] + (m == 2 && leap);
+}
+
+/*
+ * RFC 3339 full-time: HH:MM:SS, an optional fraction, then Z (or z) or an
+ * offset +HH:MM or -HH:MM. The second may be 60, a leap second, only at
+ * 23:59 UTC (so 15:59:60-08:00 is one).
+ */
+static int
+f_time(const char *s, size_t n)
+{
+	size_t	 i;
+	int	 h, mi, sec;
+	int	 sign = 0, oh = 0, om = 0;
+
+	if (n < 9 || s[2] != ':' || s[5] != ':')
+		return 0;
+	h = digits(s, 2);
+	mi = digits(s + 3, 2);
+	sec = digits(s + 6, 2);
+	if (h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 60)
+		return 0;
+	i = 8;
+	if (s[i] == '.') {
+		for (i++; i < n && is_digit((unsigned char)s[i]); i++)
+			;
+		if (i == 9)
+			return 0;
+	}
+	if (i + 1 == n && (s[i] == 'Z' || s[i] == 'z'))
+		;
+	else if (i + 6 == n && (s[i] == '+' || s[i] == '-') &&
+	    s[i + 3] == ':') {
+		sign = s[i] == '+' ? 1 : -1;
+		oh = digits(s + i + 1, 2);
+		om = digits(s + i + 4, 2);
+		if (oh < 0 || oh > 23 || om < 0 || om > 59)
+			return 0;
+	} else
+		return 0;
+	if (sec == 60 && ((h * 60 + mi - sign * (oh * 60 + om)) % 1440 +
+	    1440) % 1440 != 23 * 60 + 59)
+		return 0;
+	return 1;
+}
+
+/* RFC 3339 date-time: full-date "T" (or "t") full-time. */
+static int
+f_datetime(const char *s, size_t n)
+{
+	return n > 11 && (s[10] == 'T' || s[10] == 't') && f_date(s, 10) &&
+	    f_time(s + 11, n - 11);
+}
+
+/* Dotted quad: four decimal numbers 0 to 255, without leading zeros. */
+static int
+f_ipv4(const char *s, size_t n)
+{
+	size_t	 i = 0;
+	size_t	 k;
+	int	 part;
+	int	 v;
+
+	for (part = 0; part < 4; part++) {
+		if (part > 0) {
+			if (i >= n || s[i] != '.')
+				return 0;
+			i++;
+		}
+		k = i;
+		v = 0;
+		while (i < n && i - k < 3 && is_digit((unsigned char)s[i]))
+			v = v * 10 + (s[i++] - '0');
+		if (i == k || v > 255 || (s[k] == '0' && i - k > 1))
+			return 0;
+	}
+	return i == n;
+}
+
+/*
+ * RFC 4291 text forms: eight groups of one to four hex digits separated
+ * by ":", or fewer with one "::" standing for one or more zero groups;
+ * the last two groups may be written as a dotted quad. No zone ("%eth0").
+ */
+static int
+f_ipv6(const char *s, size_t n)
+{
+	size_t	 i = 0;
+	size_t	 k;
+	int	 groups = 0;
+	int	 dbl = 0;
+
+	if (n >= 2 && s[0] == ':' && s[1] == ':') {
+		dbl = 1;
+		i = 2;
+		if (i == n)
+			return 1;
+	}
+	for (;;) {
+		k = i;
+		while (i < n && is_hex((unsigned char)s[i]))
+			i++;
+		if (i < n && s[i] == '.') {
+			/* The dotted quad ends the address. */
+			if (!f_ipv4(s + k, n - k))
+				return 0;
+			groups += 2;
+			break;
+		}
+		if (i == k || i - k > 4)
+			return 0;
+		groups++;
+		if (i == n)
+			break;
+		if (s[i++] != ':' || i == n)
+			return 0;
+		if (s[i] == ':') {
+			if (dbl)
+				return 0;
+			dbl = 1;
+			if (++i == n)
+				break;
+		}
+	}
+	return dbl ? groups <= 7 : groups == 8;
+}
+
+/*
+ * RFC 1123 host name: dot-separated labels of 1 to 63 letters, digits and
+ * hyphens, no label starting or ending with a hyphen, 253 bytes at most.
+ */
+static int
+f_hostname(const char *s, size_t n)
+{
+	size_t	 i;
+	size_t	 start = 0;
+
+	if (n == 0 || n > 253)
+		return 0;
+	for (i = 0; i <= n; i++) {
+		if (i == n || s[i] == '.') {
+			if (i == start || i - start > 63 || s[start] == '-' ||
+			    s[i - 1] == '-')
+				return 0;
+			start = i + 1;
+		} else if (!is_alpha((unsigned char)s[i]) &&
+		    !is_digit((unsigned char)s[i]) && s[i] != '-')
+			return 0;
+	}
+	return 1;
+}
+
+/* RFC 5321 atext. */
+static int
+is_atext(int ch)
+{
+	return is_alpha(ch) || is_digit(ch) ||
+	    (ch != '\0' && strchr("!#$%&'*+-/=?^_`{|}~", ch) != NULL);
+}
+
+/*
+ * A practical RFC 5321 mailbox: a local part of at most 64 bytes, either
+ * dot-separated atoms of atext or a non-empty quoted string (printable
+ * ASCII, with \ quoting), then "@" and a host name or an address literal,
+ * [1.2.3.4] or [IPv6:...].
+ */
+static int
+f_email(const char *s, size_t n)
+{
+	const char	*d;
+	size_t		 i;
+	size_t		 dn;
+	int		 ch;
+
+	i = 0;
+	if (n > 0 && s[0] == '"') {
+		for (i = 1; i < n && s[i] != '"'; i++) {
+			if (s[i] == '\\' && ++i == n)
+				return 0;
+			ch = (unsigned char)s[i];
+			if (ch < 0x20 || ch > 0x7e)
+				return 0;
+		}
+		if (i >= n || i == 1)
+			return 0;
+		i++;
+	} else {
+		for (; i < n && s[i] != '@'; i++)
+			if (s[i] == '.' ? i == 0 || s[i - 1] == '.' :
+			    !is_atext((unsigned char)s[i]))
+				return 0;
+		if (i == 0 || s[i - 1] == '.')
+			return 0;
+	}
+	if (i > 64 || i >= n || s[i] != '@')
+		return 0;
+	d = s + i + 1;
+	dn = n - i - 1;
+	if (dn >= 2 && d[0] == '[' && d[dn - 1] == ']') {
+		if (dn > 7 && strncasecmp(d + 1, "IPv6:", 5) == 0)
+			return f_ipv6(d + 6, dn - 7);
+		return f_ipv4(d + 1, dn - 2);
+	}
+	return f_hostname(d, dn);
+}
+
+/*
+ * Are the N bytes at S all RFC 3986 unreserved or sub-delims characters,
+ * percent-escapes (%HH) or characters of EXTRA?
+ */
+static int
+uri_chars(const char *s, size_t n, const char *extra)
+{
+	size_t	 i;
+	int	 ch;
+
+	for (i = 0; i < n; i++) {
+		ch = (unsigned char)s[i];
+		if (ch == '%') {
+			if (i + 2 >= n || !is_hex((unsigned char)s[i + 1]) ||
+			    !is_hex((unsigned char)s[i + 2]))
+				return 0;
+			i += 2;
+		} else if (!is_alpha(ch) && !is_digit(ch) && (ch == '\0' ||
+		    (strchr("-._~!$&'()*+,;=", ch) == NULL &&
+		    strchr(extra, ch) == NULL)))
+			return 0;
+	}
+	return 1;
+}
+
+/* RFC 3986 authority: [ userinfo "@" ] host [ ":" port ]. */
+static int
+uri_authority(const char *s, size_t n)
+{
+	const char	*at;
+	const char	*end;
+	size_t		 i;
+
+	at = memchr(s, '@', n);
+	if (at != NULL) {
+		if (!uri_chars(s, (size_t)(at - s), ":"))
+			return 0;
+		n -= (size_t)(at - s) + 1;
+		s = at + 1;
+	}
+	if (n > 0 && s[0] == '[') {
+		/* IP-literal: an IPv6 address or IPvFuture. */
+		end = memchr(s, ']', n);
+		if (end == NULL)
+			return 0;
+		i = (size_t)(end - s);
+		if (i >= 2 && (s[1] == 'v' || s[1] == 'V')) {
+			for (i = 2; s + i < end && is_hex((unsigned char)s[i]);
+			    i++)
+				;
+			if (i == 2 || s + i >= end || s[i] != '.' ||
+			    s + i + 1 == end || !uri_chars(s + i + 1,
+			    (size_t)(end - s) - i - 1, ":"))
+				return 0;
+		} else if (!f_ipv6(s + 1, i - 1))
+			return 0;
+		i = (size_t)(end - s) + 1;
+	} else {
+		/* reg-name, or an IPv4 address, which is one too. */
+		for (i = 0; i < n && s[i] != ':'; i++)
+			;
+		if (!uri_chars(s, i, ""))
+			return 0;
+	}
+	if (i == n)
+		return 1;
+	if (s[i] != ':')
+		return 0;
+	for (i++; i < n; i++)
+		if (!is_digit((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+/* The length of the scheme that S starts with (before its ":"), or 0. */
+static size_t
+uri_scheme(const char *s, size_t n)
+{
+	size_t	 i;
+	int	 ch;
+
+	if (n == 0 || !is_alpha((unsigned char)s[0]))
+		return 0;
+	for (i = 1; i < n; i++) {
+		ch = (unsigned char)s[i];
+		if (ch == ':')
+			return i;
+		if (!is_alpha(ch) && !is_digit(ch) && ch != '+' && ch != '-' &&
+		    ch != '.')
+			return 0;
+	}
+	return 0;
+}
+
+/*
+ * What follows a URI's scheme and ":" (a hier-part), or a whole relative
+ * reference (a relative-part, whose first segment holds no ":"), then an
+ * optional "?" query and "#" fragment.
+ */
+static int
+uri_rest(const char *s, size_t n, int relative)
+{
+	const char	*h;
+	size_t		 f;
+	size_t		 q;
+	size_t		 a;
+
+	h = memchr(s, '#', n);
+	f = h == NULL ? n : (size_t)(h - s);
+	if (f < n && !uri_chars(s + f + 1, n - f - 1, ":@/?"))
+		return 0;
+	h = memchr(s, '?', f);
+	q = h == NULL ? f : (size_t)(h - s);
+	if (q < f && !uri_chars(s + q + 1, f - q - 1, ":@/?"))
+		return 0;
+	if (q >= 2 && s[0] == '/' && s[1] == '/') {
+		for (a = 2; a < q && s[a] != '/'; a++)
+			;
+		if (!uri_authority(s + 2, a - 2))
+			return 0;
+		return uri_chars(s + a, q - a, ":@/");
+	}
+	if (relative) {
+		h = memchr(s, '/', q);
+		if (memchr(s, ':', h == NULL ? q : (size_t)(h - s)) != NULL)
+			return 0;
+	}
+	return uri_chars(s, q, ":@/");
+}
+
+/* RFC 3986 URI: scheme ":" hier-part [ "?" query ] [ "#" fragment ]. */
+static int
+f_uri(const char *s, size_t n)
+{
+	size_t	 k;
+
+	k = uri_scheme(s, n);
+	return k > 0 && uri_rest(s + k + 1, n - k - 1, 0);
+}
+
+/* RFC 3986 URI-reference: a URI or a relative reference ("" too). */
+static int
+f_uriref(const char *s, size_t n)
+{
+	size_t	 k;
+
+	k = uri_scheme(s, n);
+	if (k > 0)
+		return uri_rest(s + k + 1, n - k - 1, 0);
+	return uri_rest(s, n, 1);
+}
+
+/* RFC 4122 text: 8-4-4-4-12 hex digits, either case, any version. */
+static int
+f_uuid(const char *s, size_t n)
+{
+	size_t	 i;
+
+	if (n != 36)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (i == 8 || i == 13 || i == 18 || i == 23 ? s[i] != '-' :
+		    !is_hex((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
+static int
+format_ok(enum fmt f, const char *s, size_t n)
+{
+	switch (f) {
+	case FMT_DATETIME:
+		return f_datetime(s, n);
+	case FMT_DATE:
+		return f_date(s, n);
+	case FMT_TIME:
+		return f_time(s, n);
+	case FMT_EMAIL:
+		return f_email(s, n);
+	case FMT_HOSTNAME:
+		return f_hostname(s, n);
+	case FMT_IPV4:
+		return f_ipv4(s, n);
+	case FMT_IPV6:
+		return f_ipv6(s, n);
+	case FMT_URI:
+		return f_uri(s, n);
+	case FMT_URIREF:
+		return f_uriref(s, n);
+	case FMT_UUID:
+		return f_uuid(s, n);
+	default:
+		return 1;
+	}
+}
+
+/* "<path>: "VALUE" does not match WHAT "NAME"", both cut if long. */
+static int
+fail_match(struct vctx *c, const struct path *p, const char *s, size_t n,
+    const char *what, const char *name)
+{
+	struct sbuf	 sb;
+
+	if (!err_begin(c, p, &sb, 0))
+		return -1;
+	sb_quote_cut(&sb, s, n, MSG_VALUE);
+	sb_puts(&sb, " does not match ");
+	sb_puts(&sb, what);
+	sb_quote_cut(&sb, name, strlen(name), MSG_PATTERN);
+	sb_end(&sb);
+	return -1;
+}
+
 static int
 v_object(struct vctx *c, const struct node *n, const json_t *inst,
     const struct path *p, int rdepth)
@@ -1404,6 +2281,8 @@ v_object(struct vctx *c, const struct node *n, const json_t *inst,
 	json_t			*val;
 	long long		 size;
 	size_t			 i;
+	int			 matched;
+	int			 r;
 
 	size = (long long)json_object_size(inst);
 	if (size < n->minprops)
@@ -1416,22 +2295,34 @@ v_object(struct vctx *c, const struct node *n, const json_t *inst,
 		if (json_object_get(inst, n->req[i]) == NULL)
 			return fail_key(c, p, "missing required property ",
 			    n->req[i]);
-	if (n->nprops == 0 && n->addl == NULL)
+	if (n->nprops == 0 && n->npprops == 0 && n->addl == NULL)
 		return 0;
 	json_object_foreach((json_t *)inst, key, val) {
-		sub = prop_find(n, key);
-		if (sub == NULL) {
-			if (n->addl == NULL || (n->flags & F_PATTERN))
-				continue;
-			sub = n->addl;
-			if (sub->flags & F_FALSE)
-				return fail_key(c, p, "unexpected property ",
-				    key);
-		}
 		cp.up = p;
 		cp.key = key;
 		cp.idx = 0;
-		if (v_node(c, sub, val, &cp, rdepth) == -1)
+		sub = prop_find(n, key);
+		matched = sub != NULL;
+		if (sub != NULL && v_node(c, sub, val, &cp, rdepth) == -1)
+			return -1;
+		/* Every pattern that matches applies, properties or not. */
+		for (i = 0; i < n->npprops; i++) {
+			r = rx_match(c, &n->pprops[i].rx, key, strlen(key), p,
+			    "property name ");
+			if (r == -1)
+				return -1;
+			if (r == 0)
+				continue;
+			matched = 1;
+			if (v_node(c, n->pprops[i].sub, val, &cp, rdepth) == -1)
+				return -1;
+		}
+		/* additionalProperties: the names neither of them matched. */
+		if (matched || n->addl == NULL)
+			continue;
+		if (n->addl->flags & F_FALSE)
+			return fail_key(c, p, "unexpected property ", key);
+		if (v_node(c, n->addl, val, &cp, rdepth) == -1)
 			return -1;
 	}
 	return 0;
@@ -1484,26 +2375,42 @@ static int
 v_string(struct vctx *c, const struct node *n, const json_t *inst,
     const struct path *p)
 {
-	const unsigned char	*s;
-	size_t			 bytes;
-	size_t			 i;
-	long long		 cps;
+	const char	*s;
+	size_t		 bytes;
+	size_t		 i;
+	long long	 cps;
+	int		 r;
 
+	s = json_string_value(inst);
 	bytes = json_string_length(inst);
-	/* A code point takes at least one byte: often no need to count. */
-	if ((long long)bytes >= n->minlen && (long long)bytes <= n->maxlen)
-		return 0;
-	s = (const unsigned char *)json_string_value(inst);
-	cps = 0;
-	for (i = 0; i < bytes; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			cps++;
-	if (cps < n->minlen)
-		return fail(c, p, "must be at least %lld character%s long",
-		    n->minlen, plural(n->minlen, "", "s"));
-	if (cps > n->maxlen)
-		return fail(c, p, "must be at most %lld character%s long",
-		    n->maxlen, plural(n->maxlen, "", "s"));
+	/*
+	 * A code point takes one to four bytes, so the byte count often
+	 * settles both bounds without counting ("\xc3\xa9" is 2 bytes but 1
+	 * code point, too short for minLength 2).
+	 */
+	if ((long long)bytes > n->maxlen ||
+	    (long long)(bytes / 4) < n->minlen) {
+		cps = 0;
+		for (i = 0; i < bytes; i++)
+			if (((unsigned char)s[i] & 0xc0) != 0x80)
+				cps++;
+		if (cps < n->minlen)
+			return fail(c, p, "must be at least %lld character%s "
+			    "long", n->minlen, plural(n->minlen, "", "s"));
+		if (cps > n->maxlen)
+			return fail(c, p, "must be at most %lld character%s "
+			    "long", n->maxlen, plural(n->maxlen, "", "s"));
+	}
+	if (n->format != FMT_NONE && !format_ok(n->format, s, bytes))
+		return fail_match(c, p, s, bytes, "format ", n->fmtname);
+	if (n->pattern.code != NULL) {
+		r = rx_match(c, &n->pattern, s, bytes, p, "");
+		if (r == -1)
+			return -1;
+		if (r == 0)
+			return fail_match(c, p, s, bytes, "pattern ",
+			    n->pattern.src);
+	}
 	return 0;
 }
 
