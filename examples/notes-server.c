@@ -45,13 +45,12 @@ one_note(mcp_call *call)
 	snprintf(uri + 8, 24, "%lld", mcp_arg_int(call, "id"));
 	pthread_mutex_lock(&lock);
 	n = json_object_get(notes, uri + 8);
-	if ((n = del ? json_incref(n) : json_deep_copy(n)) != NULL && del)
+	if ((n = del ? json_incref(n) : json_deep_copy(n)) != NULL && del) {
 		json_object_del(notes, uri + 8);
-	pthread_mutex_unlock(&lock);
-	if (n != NULL && del) {
-		mcp_resource_notify_updated(srv, uri);
+		mcp_resource_notify_updated(srv, uri);	/* queued: cheap */
 		mcp_resource_notify_updated(srv, "notes://all");
 	}
+	pthread_mutex_unlock(&lock);
 	if (n == NULL)
 		mcp_result_errorf(call, "id: no note %s", uri + 8);
 	else
@@ -92,7 +91,8 @@ dump(mcp_call *call)
 	s = json_dumps(id != NULL ? json_object_get(notes, id) : notes, 0);
 	pthread_mutex_unlock(&lock);
 	if (s == NULL)
-		mcp_result_rpc_error(call, MCP_RPC_RESOURCE_NOT_FOUND, id);
+		mcp_result_rpc_error(call, MCP_RPC_RESOURCE_NOT_FOUND,
+		    "no such note");
 	else if (mcp_call_prompt(call) != NULL)
 		mcp_result_textf(call, "Summarize these notes, %s: %s",
 		    style != NULL ? style : "briefly", s);

@@ -205,7 +205,8 @@ async function run(kind) {
 	is([rr.value?.contents?.[0]?.uri, one], ['notes://1', { id: 1, title: 'first', body: 'the first note',
 	    tags: ['a', 'b'] }], 'resources/read notes://1: that note', rr.error && errText(rr.error));
 	rr = await settle(conn.client.readResource({ uri: 'notes://2' }));
-	ok(rr.error?.code === -32002, 'resources/read of a deleted note: -32002 (resource not found)',
+	ok(rr.error?.code === -32002 && /no such note/.test(rr.error.message),
+	    'resources/read of a deleted note: -32002 (resource not found), "no such note"',
 	    rr.error ? errText(rr.error) : show(rr.value));
 	const cr = await settle(conn.client.complete({ ref: { type: 'ref/resource', uri: 'notes://{id}' },
 	    argument: { name: 'id', value: '1' } }));
