@@ -87,7 +87,7 @@ PICS = $(SRCS:src/%.c=$(B)/pic/%.o)
 
 TOOLS = $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-gateway $(B)/mcp-bench $(B)/floor-stdio $(B)/floor-http \
 	$(B)/progress-server $(B)/conformance-server $(B)/deferred-server \
-	$(B)/client-bench
+	$(B)/notes-server $(B)/client-bench
 UNIT_TESTS = $(B)/t_schema $(B)/t_jsonrpc $(B)/t_registry $(B)/t_pool \
 	$(B)/t_template $(B)/t_faults $(B)/t_flags $(B)/t_decl
 
@@ -187,6 +187,12 @@ $(B)/conformance-server: examples/conformance-server.c $(B)/libmcp.a
 # The example of calls finished later (examples/deferred-server.c, run by
 # test/deferred.sh): built, never installed.
 $(B)/deferred-server: examples/deferred-server.c $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+# The notes server (examples/notes-server.c, run by test/notes.sh):
+# built, never installed.
+$(B)/notes-server: examples/notes-server.c $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 

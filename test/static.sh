@@ -179,6 +179,7 @@ compile_app bench/floor-stdio.c "$MCP_BUILD/floor-stdio"
 compile_app bench/progress-server.c "$MCP_BUILD/progress-server"
 compile_app examples/conformance-server.c "$MCP_BUILD/conformance-server"
 compile_app examples/deferred-server.c "$MCP_BUILD/deferred-server"
+compile_app examples/notes-server.c "$MCP_BUILD/notes-server"
 compile_app test/sdrun.c "$MCP_BUILD/sdrun"
 compile_app test/flags-server.c "$MCP_BUILD/flags-server"
 # Built only where libcrypto is (configure).
