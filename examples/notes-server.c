@@ -1,6 +1,4 @@
-/*
- * notes-server.c: notes in memory, served over MCP (test/notes.sh runs it).
- */
+/* notes-server.c: notes in memory, served over MCP (test/notes.sh runs it) */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,14 +22,15 @@ add_note(mcp_call *call)
 	json_int_t	 id;
 
 	pthread_mutex_lock(&lock);
-	snprintf(key, sizeof(key), "%lld", (long long)(id = ++last));
-	if (json_object_set_new(notes, key, n) != 0 ||
-	    json_object_set_new(n, "id", json_integer(id)) != 0) {
-		last--;		/* the ids stay dense */
-		mcp_result_error(call, "out of memory");
-	} else
+	snprintf(key, sizeof(key), "%lld", (long long)(id = last + 1));
+	if (json_object_set_new(n, "id", json_integer(id)) == 0 &&
+	    json_object_set_new(notes, key, json_incref(n)) == 0) {
+		last = id;	/* only now: the ids stay dense */
 		mcp_result_json_new(call, json_pack("{s:I}", "id", id));
+	} else
+		mcp_result_error(call, "out of memory");
 	pthread_mutex_unlock(&lock);
+	json_decref(n);
 	mcp_resource_notify_updated(srv, "notes://all");
 }
 

@@ -61,7 +61,7 @@ MCP_EXTERN const char	*mcp_version(void);
 #define MCP_EEXIST	(-3)	/* a tool of that name exists */
 #define MCP_ESTATE	(-4)	/* not allowed now (e.g. run twice) */
 #define MCP_ESYS	(-5)	/* a system call failed; it was logged */
-#define MCP_ENOENT	(-6)	/* no such tool */
+#define MCP_ENOENT	(-6)	/* no such tool, resource, prompt... */
 #define MCP_EUSAGE	(-7)	/* bad command line; usage was printed */
 #define MCP_ETIMEDOUT	(-8)	/* no answer in time */
 #define MCP_ECLIENT	(-9)	/* the client answered with an error */
@@ -205,12 +205,18 @@ MCP_EXTERN int		 mcp_server_flag_bool(mcp_server *srv,
 
 /*
  * Setup calls in a row: every registration and configuration function
- * (mcp_tool_*, mcp_resource_*, mcp_prompt_*, mcp_server_set_*,
- * mcp_server_add_flag, mcp_server_on_*...) that fails before the server
- * runs logs why and is remembered, and mcp_server_run and
+ * (mcp_tool_*, mcp_resource_*, mcp_prompt_*, mcp_completion_set,
+ * mcp_server_set_*, mcp_server_add_flag, mcp_server_on_*...; not
+ * mcp_server_listen, which a program must check) that fails before the
+ * server runs logs why and is remembered, and mcp_server_run and
  * mcp_server_main then refuse to start and return the first failure. So
- * a program may check each return, or none (mcp_tool_register(3)).
+ * a program may check each return, or none (mcp_tool_register(3)). An
+ * unregister of what is not there is not kept.
  */
+
+/* Forgets the setup failures kept so far and returns the first (MCP_OK:
+ * none), for a program that handled one itself. Setup thread. */
+MCP_EXTERN int		 mcp_server_clear_error(mcp_server *srv);
 
 /* Registers a tool. NAME, DESCRIPTION and INPUT_SCHEMA are copied.
  * INPUT_SCHEMA is a declaration of the arguments, "text string(1..),
@@ -495,9 +501,10 @@ MCP_EXTERN json_t	*mcp_call_args(mcp_call *call);
  * One argument as a C value, by name, or by a path into the arguments
  * ("address.city", "tags[0]") when no member has that very name. A
  * declared tool (mcp_args(7)) has its defaults filled in, and never sees
- * a string holding U+0000. Absent (or null): NULL, 0 or 0.0. Of another
- * type: a program error, logged, answered "" or 0. Borrowed until the
- * callback returns (a deferred call: until mcp_call_finish).
+ * a string holding U+0000. Absent (or null): NULL, 0 or 0.0; an integer
+ * beyond a long long: LLONG_MAX or LLONG_MIN. Of another type: a program
+ * error, logged, answered "" or 0. Borrowed until the callback returns
+ * (a deferred call: until mcp_call_finish).
  */
 MCP_EXTERN const char	*mcp_arg_str(mcp_call *call, const char *name);
 MCP_EXTERN long long	 mcp_arg_int(mcp_call *call, const char *name);

@@ -4,8 +4,10 @@
  * callback read through mcp_arg_*, as structured content, so the test
  * sees exactly what a callback sees.
  *
- *	--broken N	registers mistake N among good registrations, none
- *			of them checked: mcp_server_main must refuse to start
+ *	--broken N	registers mistake N (1-4) among good registrations,
+ *			none of them checked: mcp_server_main must refuse to
+ *			start; 5: a failure handled and cleared, and an
+ *			unregister of nothing: it must start
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -112,6 +114,16 @@ main(int argc, char *argv[])
 		mcp_tool_set_title(srv, "no-such-tool", "x");
 		mcp_tool_register(srv, "after", "Fine.", "x string", count,
 		    NULL, NULL);
+	}
+	if (b == 5) {
+		/* A failure handled: a fallback, and the failure forgotten. */
+		if (mcp_tool_register(srv, "count", "Taken.", NULL, count, NULL,
+		    NULL) == MCP_EEXIST && mcp_server_clear_error(srv) ==
+		    MCP_EEXIST && mcp_server_clear_error(srv) == MCP_OK)
+			mcp_tool_register(srv, "count2", "The fallback.", "n int",
+			    count, NULL, NULL);
+		/* Not kept at all. */
+		mcp_tool_unregister(srv, "never-was");
 	}
 	rc = mcp_server_main(srv, argc, argv);
 	mcp_server_free(srv);

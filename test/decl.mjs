@@ -146,5 +146,18 @@ for (const [n, re] of mistakes) {
 	    `--broken ${n}: exit 1, nothing on stdout, the reason and the count logged`,
 	    `status ${p.status}`, `stdout ${show(p.stdout)}`, p.stderr);
 }
+{
+	const p = spawnSync(SERVER, ['--broken', '1', '--help'], { input: '', encoding: 'utf8', timeout: 10000 });
+	ok(p.status === 0 && /usage: decl-server/.test(p.stdout), '--help works all the same, with a bad declaration',
+	    `status ${p.status}`, p.stderr);
+	const q = spawnSync(SERVER, ['--broken', '5'], { encoding: 'utf8', timeout: 10000,
+	    input: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18",' +
+	    '"capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n' +
+	    '{"jsonrpc":"2.0","method":"notifications/initialized"}\n' +
+	    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"count2","arguments":{"n":4}}}\n' });
+	ok(q.status === 0 && /"id":2,"result":\{.*"structuredContent":\{"n":4\}/.test(q.stdout),
+	    '--broken 5: a failure handled with mcp_server_clear_error, and an unregister of nothing: it runs',
+	    `status ${q.status}`, q.stdout, q.stderr);
+}
 clearTimeout(timer);
 end();

@@ -205,6 +205,22 @@ main(void)
 	refuses("a [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[string]]]]]]]]]]]]]]]]]]]"
 	    "]]]]]]]]]]]]]]]", "nested too deep");
 	refuses("a number = 1e999", "bad number");
+	refuses("a integer = 99999999999999999999", "bad number");
+	refuses("a integer(99999999999999999999..)", "bad number");
+	refuses("a number(>5, <3)", "the range is empty");
+	refuses("a number(>=5, <5)", "the range is empty");
+	refuses("a number(>5, <=5)", "the range is empty");
+	refuses("a [string](3..1)", "the range is empty");
+	refuses("a object(5..1)", "the range is empty");
+	refuses("a string(1..5, 10..20)", "\"minLength\" given twice");
+	refuses("a [string](unique, unique)", "\"uniqueItems\" given twice");
+	refuses("a string(/x/, /y/)", "two patterns");
+	gives("n number(-1.5e2..2E+1), m? integer(-0..)",
+	    OBJ("\"n\":{\"type\":\"number\",\"minimum\":-150.0,"
+	    "\"maximum\":20.0},\"m\":{\"type\":\"integer\",\"minimum\":0}",
+	    ",\"required\":[\"n\"]"));
+	gives("n number(>=0, <1)", OBJ("\"n\":{\"type\":\"number\","
+	    "\"minimum\":0,\"exclusiveMaximum\":1}", ",\"required\":[\"n\"]"));
 
 	/* Defaults are filled at depth, and what was sent is left alone. */
 	fills("n integer = 3, s? string", "{}", "{\"n\":3}");

@@ -128,7 +128,7 @@ word(struct dp *d, char *buf, size_t sz)
 	while (is_word(d->p[n]))
 		n++;
 	if (n >= sz) {
-		fail(d, "name too long");
+		fail(d, "a word of more than %zu bytes", sz - 1);
 		return 0;
 	}
 	memcpy(buf, d->p, n);
@@ -166,17 +166,22 @@ quoted(struct dp *d)
 	return out;
 }
 
-/* A JSON number: the integer form when it is one. */
+/*
+ * A number, in JSON's syntax but for a leading '+': scanned here, and
+ * converted by jansson, which ignores the locale (strtod would read
+ * "1.5" as 1 where the decimal point is a comma). The integer form when
+ * it is one; an integer beyond 64 bits is refused, not rounded.
+ */
 static json_t *
 number(struct dp *d)
 {
-	const char	*q = d->p;
-	char		*end;
-	long long	 i;
-	double		 x;
-	int		 real = 0;
+	const char	*q = d->p, *start = d->p;
+	json_error_t	 e;
+	json_t		*v;
 
-	if (*q == '-' || *q == '+')
+	if (*q == '+')
+		start = ++q;
+	else if (*q == '-')
 		q++;
 	if (!isdigit((unsigned char)*q)) {
 		fail(d, "expected a number");
@@ -184,29 +189,23 @@ number(struct dp *d)
 	}
 	while (isdigit((unsigned char)*q))
 		q++;
-	if (*q == '.' && isdigit((unsigned char)q[1])) {
-		real = 1;
+	if (*q == '.' && isdigit((unsigned char)q[1]))
 		for (q++; isdigit((unsigned char)*q); q++)
 			;
+	if ((*q == 'e' || *q == 'E') && (isdigit((unsigned char)q[1]) ||
+	    ((q[1] == '+' || q[1] == '-') && isdigit((unsigned char)q[2])))) {
+		for (q += 2; isdigit((unsigned char)*q); q++)
+			;
 	}
-	if (*q == 'e' || *q == 'E')
-		real = 1;
-	errno = 0;
-	if (!real) {
-		i = strtoll(d->p, &end, 10);
-		if (errno == 0 && end == q) {
-			d->p = end;
-			return json_integer(i);
-		}
-	}
-	errno = 0;
-	x = strtod(d->p, &end);
-	if (end == d->p || errno == ERANGE || !isfinite(x)) {
-		fail(d, "bad number");
+	v = json_loadb(start, q - start, JSON_DECODE_ANY, &e);
+	if (!json_is_number(v) || (json_is_real(v) &&
+	    !isfinite(json_real_value(v)))) {
+		json_decref(v);
+		fail(d, "bad number (%s)", v == NULL ? e.text : "not finite");
 		return NULL;
 	}
-	d->p = end;
-	return json_real(x);
+	d->p = q;
+	return v;
 }
 
 /* A literal: number, true, false, null, a quoted or bare string, or a
@@ -268,10 +267,18 @@ literal(struct dp *d)
 	return json_string(w);
 }
 
+/* Sets KEY of O to V (stolen). A NULL V is a string that was not UTF-8
+ * or memory that ran out. */
 static int
 set(struct dp *d, json_t *o, const char *key, json_t *v)
 {
-	if (v == NULL || json_object_set_new(o, key, v) != 0)
+	if (v == NULL)
+		return fail(d, "not UTF-8, or out of memory");
+	if (json_object_get(o, key) != NULL) {
+		json_decref(v);
+		return fail(d, "\"%s\" given twice", key);
+	}
+	if (json_object_set_new(o, key, v) != 0)
 		return fail(d, "out of memory");
 	return 0;
 }
@@ -317,10 +324,23 @@ bound(struct dp *d, json_t *t, enum kind k, const char *op, json_t *v)
 	return set(d, t, lo ? "exclusiveMinimum" : "exclusiveMaximum", v);
 }
 
-static double
-num_of(const json_t *t, const char *key)
+/* Whether nothing is within the bounds of T: LO or XLO (exclusive) below,
+ * HI or XHI above (the exclusive names may be NULL). */
+static int
+empty(const json_t *t, const char *lo, const char *xlo, const char *hi,
+    const char *xhi)
 {
-	return json_number_value(json_object_get(t, key));
+	const json_t	*l = json_object_get(t, lo), *h = json_object_get(t, hi);
+	int		 open = 0;
+
+	if (xlo != NULL && l == NULL && (l = json_object_get(t, xlo)) != NULL)
+		open = 1;
+	if (xhi != NULL && h == NULL && (h = json_object_get(t, xhi)) != NULL)
+		open = 1;
+	if (l == NULL || h == NULL)
+		return 0;
+	return json_number_value(l) > json_number_value(h) ||
+	    (open && json_number_value(l) >= json_number_value(h));
 }
 
 /* The modifiers of schema T of kind K, after its '('. */
@@ -410,12 +430,11 @@ mods(struct dp *d, json_t *t, enum kind k)
 	}
 	d->p++;
 	/* A range that nothing can be in is a mistake, not a schema. */
-	if ((json_object_get(t, "minimum") && json_object_get(t, "maximum") &&
-	    num_of(t, "minimum") > num_of(t, "maximum")) ||
-	    (json_object_get(t, "minLength") && json_object_get(t, "maxLength")
-	    && num_of(t, "minLength") > num_of(t, "maxLength")) ||
-	    (json_object_get(t, "minItems") && json_object_get(t, "maxItems")
-	    && num_of(t, "minItems") > num_of(t, "maxItems"))) {
+	if (empty(t, "minimum", "exclusiveMinimum", "maximum",
+	    "exclusiveMaximum") ||
+	    empty(t, "minLength", NULL, "maxLength", NULL) ||
+	    empty(t, "minItems", NULL, "maxItems", NULL) ||
+	    empty(t, "minProperties", NULL, "maxProperties", NULL)) {
 		d->p = open;
 		return fail(d, "the range is empty");
 	}
@@ -437,12 +456,11 @@ enumeration(struct dp *d)
 	}
 	d->p++;
 	t = json_object();
-	vals = json_array();
-	if (t == NULL || vals == NULL || json_object_set_new(t, "enum", vals)) {
+	if (t == NULL || set(d, t, "enum", json_array()) != 0) {
 		json_decref(t);
-		fail(d, "out of memory");
 		return NULL;
 	}
+	vals = json_object_get(t, "enum");
 	for (;;) {
 		blank(d, 1);
 		if ((v = literal(d)) == NULL)
@@ -559,16 +577,19 @@ type(struct dp *d, enum kind *k)
 			return NULL;
 		}
 		*k = words[i].kind;
-		t = json_object();
-		if (t != NULL && *k != K_ANY)
-			json_object_set_new(t, "type", json_string(
-			    *k == K_STRING ? "string" :
-			    *k == K_INTEGER ? "integer" :
-			    *k == K_NUMBER ? "number" :
-			    *k == K_BOOLEAN ? "boolean" : "object"));
-		if (t != NULL && words[i].format != NULL)
-			json_object_set_new(t, "format",
-			    json_string(words[i].format));
+		if ((t = json_object()) == NULL ||
+		    (*k != K_ANY && set(d, t, "type", json_string(
+		    *k == K_STRING ? "string" :
+		    *k == K_INTEGER ? "integer" :
+		    *k == K_NUMBER ? "number" :
+		    *k == K_BOOLEAN ? "boolean" : "object")) != 0) ||
+		    (words[i].format != NULL && set(d, t, "format",
+		    json_string(words[i].format)) != 0)) {
+			json_decref(t);
+			if (t == NULL)
+				fail(d, "out of memory");
+			return NULL;
+		}
 	}
 	if (t == NULL) {
 		fail(d, "out of memory");

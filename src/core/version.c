@@ -32,7 +32,7 @@ mcp_strerror(int code)
 	case MCP_ESYS:
 		return "system call failed";
 	case MCP_ENOENT:
-		return "no such tool";
+		return "no such tool, resource, prompt or session";
 	case MCP_EUSAGE:
 		return "bad command line";
 	case MCP_ETIMEDOUT:

@@ -454,8 +454,8 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 
 	if (srv == NULL)
 		return MCP_ENOMEM;
-	if ((rc = mcp__setup_check(srv, "mcp_server_main")) != MCP_OK)
-		return rc;
+	/* What fails from here on is the command line's, not the setup's. */
+	atomic_store(&srv->setup_over, 1);
 	host = mcp__host(srv);
 	prog = argc > 0 && argv[0] != NULL ? argv[0] : srv->name;
 	if (strrchr(prog, '/') != NULL)
@@ -638,6 +638,10 @@ mcp_server_main(mcp_server *srv, int argc, char *argv[])
 	free(seen);
 	opts = NULL;
 	seen = NULL;
+
+	/* --help and --version work whatever the setup; running does not. */
+	if ((rc = mcp__setup_check(srv, "mcp_server_main")) != MCP_OK)
+		goto out;
 
 	/* stdio is the default; with --http, only when asked for too. */
 	if (stdio || host->hconf.addr == NULL) {

@@ -8,6 +8,7 @@
  * says: an accessor of another type is the program's mistake, which is
  * logged, and answered with 0 or "" rather than a crash.
  */
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,6 +123,15 @@ arg(mcp_call *call, const char *name)
 	return v;
 }
 
+/* The argument NAME for the typed accessors: null is absent. */
+static json_t *
+arg_value(mcp_call *call, const char *name)
+{
+	json_t	*v = arg(call, name);
+
+	return json_is_null(v) ? NULL : v;
+}
+
 static void
 wrong(mcp_call *call, const char *fn, const char *name, const json_t *v)
 {
@@ -137,7 +147,7 @@ wrong(mcp_call *call, const char *fn, const char *name, const json_t *v)
 const char *
 mcp_arg_str(mcp_call *call, const char *name)
 {
-	json_t	*v = arg(call, name);
+	json_t	*v = arg_value(call, name);
 
 	if (v == NULL || json_is_string(v))
 		return json_string_value(v);
@@ -148,17 +158,21 @@ mcp_arg_str(mcp_call *call, const char *name)
 long long
 mcp_arg_int(mcp_call *call, const char *name)
 {
-	json_t	*v = arg(call, name);
+	json_t	*v = arg_value(call, name);
 	double	 d;
 
 	if (v == NULL)
 		return 0;
 	if (json_is_integer(v))
 		return json_integer_value(v);
-	/* 3.0 is an integer to JSON Schema. */
+	/*
+	 * 3.0 is an integer to JSON Schema, and so is 1e20: one beyond a
+	 * long long saturates, which keeps it within any range declared.
+	 */
 	d = json_number_value(v);
-	if (json_is_real(v) && d == floor(d) && fabs(d) < 9.2e18)
-		return (long long)d;
+	if (json_is_real(v) && d == floor(d))
+		return d >= 9.2233720368547758e18 ? LLONG_MAX :
+		    d <= -9.2233720368547758e18 ? LLONG_MIN : (long long)d;
 	wrong(call, "mcp_arg_int", name, v);
 	return 0;
 }
@@ -166,7 +180,7 @@ mcp_arg_int(mcp_call *call, const char *name)
 double
 mcp_arg_num(mcp_call *call, const char *name)
 {
-	json_t	*v = arg(call, name);
+	json_t	*v = arg_value(call, name);
 
 	if (v == NULL || json_is_number(v))
 		return json_number_value(v);
@@ -177,7 +191,7 @@ mcp_arg_num(mcp_call *call, const char *name)
 int
 mcp_arg_bool(mcp_call *call, const char *name)
 {
-	json_t	*v = arg(call, name);
+	json_t	*v = arg_value(call, name);
 
 	if (v == NULL || json_is_boolean(v))
 		return json_is_true(v);

@@ -424,8 +424,17 @@ mcp_result_resource_link(mcp_call *call, const char *uri, const char *name,
 int
 mcp_result_json_new(mcp_call *call, json_t *v)
 {
-	if (v == NULL)
+	/*
+	 * json_pack's NULL (memory, or a format that does not fit its
+	 * arguments) must not become an empty success: the call fails.
+	 */
+	if (v == NULL) {
+		mcp_log(MCP_LOG_ERR, "mcp_result_json_new: no value (out of "
+		    "memory, or json_pack failed)");
+		mcp_result_rpc_error(call, MCP_RPC_INTERNAL_ERROR,
+		    "the result could not be built");
 		return MCP_ENOMEM;
+	}
 	if (!json_is_object(v) || call->kind != CALL_TOOL) {
 		/* structuredContent is an object in every version. */
 		json_decref(v);

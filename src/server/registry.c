@@ -375,6 +375,9 @@ mcp__setup_keep(mcp_server *srv, const char *fn, const char *what, int rc)
 
 	if (rc == MCP_OK || srv == NULL || atomic_load(&srv->setup_over))
 		return rc;
+	/* Unregistering what is not there leaves nothing wrong behind. */
+	if (rc == MCP_ENOENT && strstr(fn, "_unregister") != NULL)
+		return rc;
 	mcp_log(MCP_LOG_ERR, "%s%s%s%s: %s: the server will not start", fn,
 	    what != NULL ? "(\"" : "", what != NULL ? what : "",
 	    what != NULL ? "\")" : "", mcp_strerror(rc));
@@ -387,15 +390,30 @@ mcp__setup_keep(mcp_server *srv, const char *fn, const char *what, int rc)
 int
 mcp__setup_check(mcp_server *srv, const char *who)
 {
-	int	 rc, n;
+	const char	*fn;
+	int		 rc, n;
 
 	atomic_store(&srv->setup_over, 1);
 	if ((rc = atomic_load(&srv->setup_rc)) == MCP_OK)
 		return MCP_OK;
 	n = atomic_load(&srv->setup_fails);
+	fn = atomic_load(&srv->setup_fn);	/* stored just after rc */
 	mcp_log(MCP_LOG_ERR, "%s: not starting: %d setup call%s failed, the "
 	    "first %s: %s", who, n, n == 1 ? "" : "s",
-	    atomic_load(&srv->setup_fn), mcp_strerror(rc));
+	    fn != NULL ? fn : "one", mcp_strerror(rc));
+	return rc;
+}
+
+int
+mcp_server_clear_error(mcp_server *srv)
+{
+	int	 rc;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	rc = atomic_exchange(&srv->setup_rc, MCP_OK);
+	atomic_store(&srv->setup_fails, 0);
+	atomic_store(&srv->setup_fn, NULL);
 	return rc;
 }
 
