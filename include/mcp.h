@@ -236,6 +236,14 @@ MCP_EXTERN int		 mcp_tool_set_timeout(mcp_server *srv,
  * to 2025-11-25 sessions. Any thread. */
 MCP_EXTERN int		 mcp_tool_set_icons(mcp_server *srv, const char *name,
 			    const char *icons);
+/* FLAGS of a tool, or'ed (0 clears them), for the calls that start from
+ * now on. MCP_TOOL_LOOP: the callback runs on the loop thread, saving
+ * the hand-off to a worker and back; it must never block, sleep or wait
+ * on I/O, and mcp_call_sample, _elicit and _roots return MCP_ESTATE
+ * there (mcp_tool_set_flags(3)). Any thread. */
+#define MCP_TOOL_LOOP 0x1  /* the callback never blocks: it runs on the loop thread */
+MCP_EXTERN int		 mcp_tool_set_flags(mcp_server *srv, const char *name,
+			    unsigned flags);
 
 /* ---- Resources (mcp_resource_register(3)) ----------------------------- */
 

@@ -17,6 +17,8 @@
 
 #include "server/server.h"
 
+_Thread_local struct mcp_call *mcp__loop_call;
+
 struct mcp_call *
 mcp__call_new(void)
 {
@@ -533,6 +535,20 @@ mcp_result_rpc_error(mcp_call *call, int code, const char *msg)
 	return MCP_OK;
 }
 
+/*
+ * A note N of CALL goes to the loop through the completion queue, ahead
+ * of the call's answer; from a loop call's own callback, on the loop
+ * thread, it is handled there and then, which keeps that order too.
+ */
+static void
+hand_over(mcp_call *call, struct mcp_call *n)
+{
+	if (mcp__loop_call == call)
+		mcp__protocol_note(n);
+	else
+		mcp__pool_post(call->pool, n);
+}
+
 /* Sends the message in B (taken) to the loop, ahead of the answer. */
 static int
 note(mcp_call *call, struct buf *b)
@@ -548,7 +564,7 @@ note(mcp_call *call, struct buf *b)
 		return MCP_ENOMEM;
 	}
 	n->note_of = call;
-	mcp__pool_post(call->pool, n);
+	hand_over(call, n);
 	return MCP_OK;
 }
 
@@ -564,7 +580,7 @@ mcp_call_close_stream(mcp_call *call)
 		return MCP_ENOMEM;
 	n->close_stream = 1;
 	n->note_of = call;
-	mcp__pool_post(call->pool, n);
+	hand_over(call, n);
 	return MCP_OK;
 }
 
@@ -1129,15 +1145,18 @@ roots_run(struct mcp_call *c)
 	c->srv->feat.roots_fn(c);
 }
 
-/* Worker: builds the params, validates the arguments, runs the tool. */
+/*
+ * Worker, or the loop for a loop tool: builds the params from the LEN
+ * bytes of TEXT, validates the arguments, runs the tool.
+ */
 static void
-tool_run(struct mcp_call *c)
+tool_run(struct mcp_call *c, const char *text, size_t len)
 {
 	struct json_perr e;
 	char		 err[256];
 
 	/* Built here, so the allocations and frees stay on this thread. */
-	c->params = mcp__json_parse(c->ptext, c->ptextlen, &e);
+	c->params = mcp__json_parse(text, len, &e);
 	c->has_nul = e.has_nul;
 	free(c->ptext);
 	c->ptext = NULL;
@@ -1205,7 +1224,7 @@ mcp__call_run(struct mcp_call *c)
 	if (c->kind == CALL_ROOTS)
 		roots_run(c);
 	else if (c->kind == CALL_TOOL)
-		tool_run(c);
+		tool_run(c, c->ptext, c->ptextlen);
 	else
 		feature_run(c);
 	if (atomic_load(&c->defer) == CALL_DEFER_NONE) {
@@ -1217,6 +1236,41 @@ mcp__call_run(struct mcp_call *c)
 	/* Deferred: C is the user's from here on, unless it was finished
 	 * already, in which case it is this thread's to post (and no one
 	 * else touches it any more). */
+	if (atomic_compare_exchange_strong(&c->defer, &state,
+	    CALL_DEFER_AWAY))
+		return 1;
+	mcp__pool_post_deferred(c->pool, c);
+	return 1;
+}
+
+/*
+ * The same, for a loop tool, on the loop thread: its params are read
+ * from the input itself when TEXT is given. Nothing a worker does is
+ * left out (the validation, the serialised answer, a deferral); the
+ * loop's own log context is put back afterwards, since the loop goes on
+ * with the input it was handling.
+ */
+int
+mcp__call_run_loop(struct mcp_call *c, const char *text, size_t len)
+{
+	struct log_ctx	 saved = mcp__lctx;
+	int		 state = CALL_DEFER_HELD;
+
+	lctx_set(c);
+	mcp__loop_call = c;
+	if (text != NULL)
+		tool_run(c, text, len);
+	else
+		tool_run(c, c->ptext, c->ptextlen);
+	mcp__loop_call = NULL;
+	if (atomic_load(&c->defer) == CALL_DEFER_NONE) {
+		call_end(c);
+		mcp__lctx = saved;
+		return 0;
+	}
+	mcp__lctx = saved;
+	/* Deferred, as in mcp__call_run; finished already, it reaches the
+	 * loop through the completion queue, as any finished call does. */
 	if (atomic_compare_exchange_strong(&c->defer, &state,
 	    CALL_DEFER_AWAY))
 		return 1;

@@ -139,6 +139,7 @@ mcp_tool_register(mcp_server *srv, const char *name, const char *description,
 	if (t == NULL)
 		goto fail;
 	atomic_init(&t->refs, 1);
+	atomic_init(&t->flags, 0);
 	t->fn = fn;
 	t->name = strdup(name);
 	t->description = description ? strdup(description) : NULL;
@@ -303,6 +304,27 @@ mcp_tool_set_timeout(mcp_server *srv, const char *name, int ms)
 	t = lookup(&srv->reg, name);
 	if (t != NULL)
 		atomic_store(&t->timeout_ms, ms);
+	pthread_mutex_unlock(&srv->reg.lock);
+	return t != NULL ? MCP_OK : MCP_ENOENT;
+}
+
+/*
+ * The flags are read once per call, on the loop, when the call starts:
+ * a call already running goes on where it started.
+ */
+int
+mcp_tool_set_flags(mcp_server *srv, const char *name, unsigned flags)
+{
+	struct tool	*t;
+
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (name == NULL || (flags & ~(unsigned)MCP_TOOL_LOOP) != 0)
+		return MCP_EINVAL;
+	pthread_mutex_lock(&srv->reg.lock);
+	t = lookup(&srv->reg, name);
+	if (t != NULL)
+		atomic_store(&t->flags, flags);
 	pthread_mutex_unlock(&srv->reg.lock);
 	return t != NULL ? MCP_OK : MCP_ENOENT;
 }
