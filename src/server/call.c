@@ -40,6 +40,7 @@ mcp__call_free(struct mcp_call *c)
 	json_decref(c->id);
 	free(c->ptext);
 	json_decref(c->params);
+	json_decref(c->meta);
 	mcp__buf_free(&c->content);
 	json_decref(c->structured);
 	mcp__tool_unref(c->tool);
@@ -1156,11 +1157,33 @@ tool_run(struct mcp_call *c, const char *text, size_t len)
 	char		 err[256];
 
 	/* Built here, so the allocations and frees stay on this thread. */
-	c->params = mcp__json_parse(text, len, &e);
-	c->has_nul = e.has_nul;
-	free(c->ptext);
-	c->ptext = NULL;
-	if (c->params != NULL) {
+	if (c->spans) {
+		/* Only what the callback can see: the arguments (params
+		 * then is that object) and the progress token's _meta. */
+		memset(&e, 0, sizeof(e));
+		c->params = c->args_len > 0 ? mcp__json_parse(text +
+		    c->args_off, c->args_len, &e) : json_object();
+		c->has_nul = e.has_nul;
+		c->args = c->params;
+		if (c->meta_len > 0 && c->args != NULL) {
+			c->meta = mcp__json_parse(text + c->meta_off,
+			    c->meta_len, &e);
+			if (c->meta == NULL)
+				c->args = NULL;
+		}
+		c->progress_token = json_object_get(c->meta, "progressToken");
+		if (!json_is_string(c->progress_token) &&
+		    !json_is_integer(c->progress_token))
+			c->progress_token = NULL;
+		free(c->ptext);
+		c->ptext = NULL;
+	} else {
+		c->params = mcp__json_parse(text, len, &e);
+		c->has_nul = e.has_nul;
+		free(c->ptext);
+		c->ptext = NULL;
+	}
+	if (c->params != NULL && !c->spans) {
 		/* A token is a string or an integer; anything else: none. */
 		c->progress_token = json_object_get(json_object_get(c->params,
 		    "_meta"), "progressToken");
@@ -1203,7 +1226,8 @@ call_end(struct mcp_call *c)
 	json_decref(c->params);
 	if (c->kind != CALL_TOOL)
 		json_decref(c->args);	/* the tool's is inside params */
-	c->params = c->args = NULL;
+	json_decref(c->meta);
+	c->params = c->args = c->meta = NULL;
 	c->progress_token = NULL;
 	c->uri = c->pname = c->cname = c->cvalue = NULL;
 	json_decref(c->structured);

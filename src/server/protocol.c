@@ -509,6 +509,13 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	}
 	c->id = f->id;
 	f->id = NULL;
+	if (f->praw != NULL) {
+		c->spans = 1;
+		c->args_off = f->args_off;
+		c->args_len = f->args_len;
+		c->meta_off = f->meta_off;
+		c->meta_len = f->meta_len;
+	}
 	c->srv = s->srv;
 	copy_rid(c);
 	c->version = s->version;

@@ -321,6 +321,12 @@ struct mcp_call {
 	size_t		 ptextlen;
 	json_t		*params;	/* built and owned by the worker */
 	json_t		*args;		/* borrowed from params */
+	json_t		*meta;		/* a tool's _meta, when built apart */
+	/* A tool call whose params were scanned as text: where its
+	 * arguments and _meta lie in them (rpc_fields'), built alone. */
+	int		 spans;
+	size_t		 args_off, args_len;
+	size_t		 meta_off, meta_len;
 	int		 has_nul;	/* a string in params holds \u0000 */
 	atomic_int	 cancelled;
 	atomic_int	 defer;		/* CALL_DEFER_*: mcp_call_defer */
