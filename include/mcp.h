@@ -91,7 +91,8 @@ typedef struct mcp_server mcp_server;
  * on the one thread at a time that holds it, until mcp_call_finish. */
 typedef struct mcp_call mcp_call;
 
-/* A tool callback. Runs on a worker thread; reports through mcp_result_*.
+/* A tool callback. Runs on a worker thread (on the loop thread for a
+ * tool flagged MCP_TOOL_LOOP); reports through mcp_result_*.
  * Returning without setting any result sends an empty content list. */
 typedef void	(*mcp_tool_fn)(mcp_call *call);
 /* A resources/read callback: sets the contents with mcp_result_text,
@@ -523,8 +524,10 @@ MCP_EXTERN int		 mcp_call_close_stream(mcp_call *call);
  * on failure. TIMEOUT_MS 0 means 60000. Nothing is sent, and MCP_ESTATE
  * returned at once, when the client did not declare the capability
  * (sampling; elicitation, with "url" mode only for 2025-11-25 sessions
- * that declared it; roots). MCP_ETIMEDOUT, MCP_ECANCELED, or MCP_ECLIENT
- * with the client's error object in *RESULT. A late answer is ignored.
+ * that declared it; roots), and on the loop thread (a MCP_TOOL_LOOP
+ * tool's callback), which would never see the answer. MCP_ETIMEDOUT,
+ * MCP_ECANCELED, or MCP_ECLIENT with the client's error object in
+ * *RESULT. A late answer is ignored.
  */
 MCP_EXTERN int		 mcp_call_sample(mcp_call *call, json_t *params,
 			    int timeout_ms, json_t **result);
