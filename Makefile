@@ -116,7 +116,7 @@ configure: configure.ac include/mcp.h
 WHO_SERVER = $(if $(CRYPTO_LIBS),$(B)/who-server)
 
 build: $(B)/libmcp.a $(B)/libmcp.so $(TOOLS) $(UNIT_TESTS) $(B)/feat-server $(B)/sdrun \
-	$(B)/client-api $(B)/flags-server $(B)/decl-server $(WHO_SERVER)
+	$(B)/client-api $(B)/flags-server $(B)/decl-server $(B)/loop-server $(WHO_SERVER)
 
 $(B)/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(@D)
@@ -210,6 +210,12 @@ $(B)/flags-server: test/flags-server.c $(B)/libmcp.a
 # The server of test/decl.sh, declared arguments read back: built, never
 # installed.
 $(B)/decl-server: test/decl-server.c $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+# The server of test/loop.sh, loop tools (MCP_TOOL_LOOP): built, never
+# installed.
+$(B)/loop-server: test/loop-server.c $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 

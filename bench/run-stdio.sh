@@ -3,9 +3,11 @@
 # run-stdio.sh: compare libmcp's stdio transport with the official
 # TypeScript SDK and with the floor, using mcp-bench(1).
 #
-# For ROUNDS rounds it runs three echo servers one after the other (the
+# For ROUNDS rounds it runs four echo servers one after the other (the
 # order rotates each round, so slow drift on a shared machine hits them
-# all alike): build/mcp-demo, the TypeScript peer
+# all alike): build/mcp-demo (its echo on a worker), the same with
+# --loop-tools (mcp-demo-loop: echo on the loop thread), the TypeScript
+# peer
 # test/node/bench-echo-stdio.mjs, and build/floor-stdio, the fastest stdio
 # server possible.  Each is measured with 1 request in flight (client and
 # server pinned to different CPUs: round-trip latency, wake-ups included) and
@@ -21,7 +23,7 @@
 # Environment: ROUNDS (5), DUR (3 s, measured phase of each run), WARM
 # (20000 requests at c=64), WARM1 (3000 at c=1), CLIENT_CPU (0),
 # SERVER_CPU (1), PIN64 (0: set 1 to pin the c=64 runs too), SERVERS
-# ("mcp-demo ts floor"), NODE (node).
+# ("mcp-demo mcp-demo-loop ts floor"), NODE (node).
 #
 set -u
 
@@ -34,7 +36,7 @@ WARM1=${WARM1:-3000}
 CLIENT_CPU=${CLIENT_CPU:-0}
 SERVER_CPU=${SERVER_CPU:-1}
 PIN64=${PIN64:-0}
-SERVERS=${SERVERS:-"mcp-demo ts floor"}
+SERVERS=${SERVERS:-"mcp-demo mcp-demo-loop ts floor"}
 NODE=${NODE:-node}
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
@@ -52,6 +54,13 @@ server_cmd() {
 			CMD[$1]="build/mcp-demo"
 		else
 			say "skipping mcp-demo: build/mcp-demo not built"
+			return 1
+		fi ;;
+	mcp-demo-loop)
+		if [ -x build/mcp-demo ]; then
+			CMD[$1]="build/mcp-demo --loop-tools"
+		else
+			say "skipping mcp-demo-loop: build/mcp-demo not built"
 			return 1
 		fi ;;
 	ts)
@@ -79,5 +88,10 @@ median_table 0 \
     "mcp-demo/ts    req/s  c=64|mcp-demo|ts|64|rps" \
     "mcp-demo/floor req/s  c=64|mcp-demo|floor|64|rps" \
     "mcp-demo/floor p50    c=1 |mcp-demo|floor|1|p50_us" \
-    "mcp-demo/ts    cpu/req c=64|mcp-demo|ts|64|server_cpu_us"
+    "mcp-demo/ts    cpu/req c=64|mcp-demo|ts|64|server_cpu_us" \
+    "mcp-demo/floor req/s  c=64 (pool tools)|mcp-demo|floor|64|rps|>= 0.6" \
+    "loop/floor     req/s  c=64 (loop tools)|mcp-demo-loop|floor|64|rps|>= 0.8" \
+    "loop/floor     p50    c=1  (loop tools)|mcp-demo-loop|floor|1|p50_us|<= 1.1" \
+    "loop/pool      req/s  c=64|mcp-demo-loop|mcp-demo|64|rps" \
+    "loop/ts        req/s  c=64|mcp-demo-loop|ts|64|rps"
 bench_end

@@ -91,7 +91,8 @@ typedef struct mcp_server mcp_server;
  * on the one thread at a time that holds it, until mcp_call_finish. */
 typedef struct mcp_call mcp_call;
 
-/* A tool callback. Runs on a worker thread; reports through mcp_result_*.
+/* A tool callback. Runs on a worker thread (on the loop thread for a
+ * tool flagged MCP_TOOL_LOOP); reports through mcp_result_*.
  * Returning without setting any result sends an empty content list. */
 typedef void	(*mcp_tool_fn)(mcp_call *call);
 /* A resources/read callback: sets the contents with mcp_result_text,
@@ -254,6 +255,14 @@ MCP_EXTERN int		 mcp_tool_set_timeout(mcp_server *srv,
  * to 2025-11-25 sessions. Any thread. */
 MCP_EXTERN int		 mcp_tool_set_icons(mcp_server *srv, const char *name,
 			    const char *icons);
+/* FLAGS of a tool, or'ed (0 clears them), for the calls that start from
+ * now on. MCP_TOOL_LOOP: the callback runs on the loop thread, saving
+ * the hand-off to a worker and back; it must never block, sleep or wait
+ * on I/O, and mcp_call_sample, _elicit and _roots return MCP_ESTATE
+ * there (mcp_tool_set_flags(3)). Any thread. */
+#define MCP_TOOL_LOOP 0x1  /* the callback never blocks: it runs on the loop thread */
+MCP_EXTERN int		 mcp_tool_set_flags(mcp_server *srv, const char *name,
+			    unsigned flags);
 
 /* ---- Resources (mcp_resource_register(3)) ----------------------------- */
 
@@ -553,8 +562,10 @@ MCP_EXTERN int		 mcp_call_close_stream(mcp_call *call);
  * on failure. TIMEOUT_MS 0 means 60000. Nothing is sent, and MCP_ESTATE
  * returned at once, when the client did not declare the capability
  * (sampling; elicitation, with "url" mode only for 2025-11-25 sessions
- * that declared it; roots). MCP_ETIMEDOUT, MCP_ECANCELED, or MCP_ECLIENT
- * with the client's error object in *RESULT. A late answer is ignored.
+ * that declared it; roots), and on the loop thread (a MCP_TOOL_LOOP
+ * tool's callback), which would never see the answer. MCP_ETIMEDOUT,
+ * MCP_ECANCELED, or MCP_ECLIENT with the client's error object in
+ * *RESULT. A late answer is ignored.
  */
 MCP_EXTERN int		 mcp_call_sample(mcp_call *call, json_t *params,
 			    int timeout_ms, json_t **result);

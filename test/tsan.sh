@@ -10,7 +10,8 @@
 # build/tsan/deferred-server and build/tsan/feat-server, with the SDK
 # client on stdio and Streamable HTTP): finished by threads of the
 # user's while they are cancelled, time out and the server shuts down,
-# and notifications sent from any thread outside a call. Asserts: no
+# and notifications sent from any thread outside a call. Loop tools
+# (test/loop.sh against build/tsan/loop-server). Asserts: no
 # ThreadSanitizer report, every request answered, exit 0 each time.
 # Prints TAP only.
 set -u
@@ -24,7 +25,7 @@ trap 'rm -rf "$tmp"' EXIT HUP INT TERM
 B=build/tsan
 if ! make --no-print-directory SANITIZE=thread "$B/mcp-demo" \
     "$B/conformance-server" "$B/deferred-server" "$B/feat-server" \
-    "$B/notes-server" >"$tmp/cc.log" 2>&1; then
+    "$B/notes-server" "$B/loop-server" >"$tmp/cc.log" 2>&1; then
 	sed 's/^/# /' "$tmp/cc.log" | tail -20
 	bail "the ThreadSanitizer build (make SANITIZE=thread)"
 fi
@@ -107,4 +108,18 @@ grep -A40 '^not ok' "$tmp/notes.out" | head -120 >"$tmp/notes.bad"
 [ "$rc" -eq 0 ]
 ok $? "examples/notes-server.c: test/notes.mjs passes ($(grep -c '^ok' "$tmp/notes.out") assertions), no ThreadSanitizer report" \
     "$tmp/notes.bad"
+
+# Loop tools (test/loop.sh against the ThreadSanitizer build): calls run
+# on the loop thread, deferred ones finished by threads of their own
+# while the loop goes on, cancelled, timed out, and SIGTERM.
+mkdir "$tmp/ltsan"
+LOOP_SERVER=$B/loop-server \
+    TSAN_OPTIONS="log_path=$tmp/ltsan/tsan:halt_on_error=0:second_deadlock_stack=1" \
+    timeout 300 sh test/loop.sh >"$tmp/loop.out" 2>&1
+rc=$?
+grep -A20 '^not ok' "$tmp/loop.out" | head -60 >"$tmp/loop.bad"
+cat "$tmp"/ltsan/tsan.* >>"$tmp/loop.bad" 2>/dev/null
+[ "$rc" -eq 0 ] && [ -z "$(ls "$tmp/ltsan")" ]
+ok $? "loop tools: test/loop.sh passes ($(grep -c '^ok' "$tmp/loop.out") assertions), no ThreadSanitizer report" \
+    "$tmp/loop.bad"
 tap_end

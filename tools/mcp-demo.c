@@ -4,7 +4,8 @@
  * arguments and sets a result, and one call for the command line; a
  * static resource, a resource template, a prompt with an argument, and
  * completion for both. Callbacks run on worker threads; none of them
- * shares state.
+ * shares state. With --loop-tools, echo, which never blocks, runs on
+ * the loop thread instead (mcp_tool_set_flags(3)).
  */
 #include <math.h>
 #include <string.h>
@@ -154,6 +155,23 @@ complete(mcp_call *call)
 			mcp_result_completion(call, *list);
 }
 
+/*
+ * The application's flags are known once mcp_server_main has parsed
+ * them, and the first session opens before its first call: the open
+ * hook applies --loop-tools then (the loop thread; setting the same
+ * flags again for a later session changes nothing).
+ */
+static void *
+session_open(mcp_session *sess, void *udata)
+{
+	mcp_server	*srv = udata;
+
+	(void)sess;
+	if (mcp_server_flag_bool(srv, "loop-tools"))
+		mcp_tool_set_flags(srv, "echo", MCP_TOOL_LOOP);
+	return NULL;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -194,6 +212,12 @@ main(int argc, char *argv[])
 		    "The programming language", 1);
 	if (rc == MCP_OK)
 		rc = mcp_completion_set(srv, complete, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_server_add_flag(srv, "loop-tools", MCP_FLAG_BOOL,
+		    NULL, "run echo on the loop thread (MCP_TOOL_LOOP), not "
+		    "on a worker");
+	if (rc == MCP_OK)
+		rc = mcp_server_on_session(srv, session_open, NULL, srv, NULL);
 	if (rc == MCP_OK)
 		rc = mcp_server_main(srv, argc, argv);
 	else

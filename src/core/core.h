@@ -119,6 +119,11 @@ struct rpc_fields {
 	char	 tname[132];
 	int	 tname_kind;	/* 0 absent, 1 a name, 2 not a string, 3 too long */
 	int	 args_kind;	/* 0 absent, 1 an object, 2 other */
+	/* Where arguments and an object _meta lie in PRAW (their last
+	 * occurrence; a length of 0: absent), so that a tool call builds
+	 * only them. */
+	size_t	 args_off, args_len;
+	size_t	 meta_off, meta_len;
 	int	 has_result;	/* a result or error member */
 	json_t	*result;	/* a response's result, owned */
 	json_t	*error;		/* or its error, owned */

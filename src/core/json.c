@@ -696,12 +696,13 @@ mcp__json_array_count(const char *data, size_t len)
 static int
 scan_params(struct parser *ps, struct rpc_fields *f)
 {
-	const unsigned char	*start = ps->p;
+	const unsigned char	*start = ps->p, *vstart;
 	const char		*s;
 	size_t			 n;
 	int			 which, rc;
 
 	f->tname_kind = f->args_kind = 0;
+	f->args_len = f->meta_len = 0;
 	ps->p++;
 	skip_ws(ps);
 	if (ps->p < ps->end && *ps->p == '}') {
@@ -712,8 +713,10 @@ scan_params(struct parser *ps, struct rpc_fields *f)
 		if (member_name(ps, &s, &n) != 0)
 			return -1;
 		which = n == 4 && memcmp(s, "name", 4) == 0 ? 1 :
-		    n == 9 && memcmp(s, "arguments", 9) == 0 ? 2 : 0;
+		    n == 9 && memcmp(s, "arguments", 9) == 0 ? 2 :
+		    n == 5 && memcmp(s, "_meta", 5) == 0 ? 3 : 0;
 		skip_ws(ps);
+		vstart = ps->p;
 		if (which == 1 && ps->p < ps->end && *ps->p == '"') {
 			ps->p++;
 			if (string(ps, &s, &n) != 0)
@@ -732,6 +735,14 @@ scan_params(struct parser *ps, struct rpc_fields *f)
 				    *ps->p == '{' ? 1 : 2;
 			if (skip(ps) != 0)
 				return -1;
+			if (which == 2) {
+				f->args_off = (size_t)(vstart - start);
+				f->args_len = (size_t)(ps->p - vstart);
+			} else if (which == 3) {
+				f->meta_off = (size_t)(vstart - start);
+				f->meta_len = *vstart == '{' ?
+				    (size_t)(ps->p - vstart) : 0;
+			}
 		}
 		rc = next_item(ps, '}');
 		if (rc < 0)

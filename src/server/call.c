@@ -17,6 +17,8 @@
 
 #include "server/server.h"
 
+_Thread_local struct mcp_call *mcp__loop_call;
+
 struct mcp_call *
 mcp__call_new(void)
 {
@@ -38,6 +40,7 @@ mcp__call_free(struct mcp_call *c)
 	json_decref(c->id);
 	free(c->ptext);
 	json_decref(c->params);
+	json_decref(c->meta);
 	mcp__buf_free(&c->content);
 	json_decref(c->structured);
 	mcp__tool_unref(c->tool);
@@ -542,6 +545,20 @@ mcp_result_rpc_error(mcp_call *call, int code, const char *msg)
 	return MCP_OK;
 }
 
+/*
+ * A note N of CALL goes to the loop through the completion queue, ahead
+ * of the call's answer; from a loop call's own callback, on the loop
+ * thread, it is handled there and then, which keeps that order too.
+ */
+static void
+hand_over(mcp_call *call, struct mcp_call *n)
+{
+	if (mcp__loop_call == call)
+		mcp__protocol_note(n);
+	else
+		mcp__pool_post(call->pool, n);
+}
+
 /* Sends the message in B (taken) to the loop, ahead of the answer. */
 static int
 note(mcp_call *call, struct buf *b)
@@ -557,7 +574,7 @@ note(mcp_call *call, struct buf *b)
 		return MCP_ENOMEM;
 	}
 	n->note_of = call;
-	mcp__pool_post(call->pool, n);
+	hand_over(call, n);
 	return MCP_OK;
 }
 
@@ -573,7 +590,7 @@ mcp_call_close_stream(mcp_call *call)
 		return MCP_ENOMEM;
 	n->close_stream = 1;
 	n->note_of = call;
-	mcp__pool_post(call->pool, n);
+	hand_over(call, n);
 	return MCP_OK;
 }
 
@@ -1138,19 +1155,44 @@ roots_run(struct mcp_call *c)
 	c->srv->feat.roots_fn(c);
 }
 
-/* Worker: builds the params, validates the arguments, runs the tool. */
+/*
+ * Worker, or the loop for a loop tool: builds the params from the LEN
+ * bytes of TEXT, validates the arguments, runs the tool.
+ */
 static void
-tool_run(struct mcp_call *c)
+tool_run(struct mcp_call *c, const char *text, size_t len)
 {
 	struct json_perr e;
 	char		 err[256];
 
 	/* Built here, so the allocations and frees stay on this thread. */
-	c->params = mcp__json_parse(c->ptext, c->ptextlen, &e);
-	c->has_nul = e.has_nul;
-	free(c->ptext);
-	c->ptext = NULL;
-	if (c->params != NULL) {
+	if (c->spans) {
+		/* Only what the callback can see: the arguments (params
+		 * then is that object) and the progress token's _meta. */
+		memset(&e, 0, sizeof(e));
+		c->params = c->args_len > 0 ? mcp__json_parse(text +
+		    c->args_off, c->args_len, &e) : json_object();
+		c->has_nul = e.has_nul;
+		c->args = c->params;
+		if (c->meta_len > 0 && c->args != NULL) {
+			c->meta = mcp__json_parse(text + c->meta_off,
+			    c->meta_len, &e);
+			if (c->meta == NULL)
+				c->args = NULL;
+		}
+		c->progress_token = json_object_get(c->meta, "progressToken");
+		if (!json_is_string(c->progress_token) &&
+		    !json_is_integer(c->progress_token))
+			c->progress_token = NULL;
+		free(c->ptext);
+		c->ptext = NULL;
+	} else {
+		c->params = mcp__json_parse(text, len, &e);
+		c->has_nul = e.has_nul;
+		free(c->ptext);
+		c->ptext = NULL;
+	}
+	if (c->params != NULL && !c->spans) {
 		/* A token is a string or an integer; anything else: none. */
 		c->progress_token = json_object_get(json_object_get(c->params,
 		    "_meta"), "progressToken");
@@ -1196,7 +1238,8 @@ call_end(struct mcp_call *c)
 	json_decref(c->params);
 	if (c->kind != CALL_TOOL)
 		json_decref(c->args);	/* the tool's is inside params */
-	c->params = c->args = NULL;
+	json_decref(c->meta);
+	c->params = c->args = c->meta = NULL;
 	c->progress_token = NULL;
 	c->uri = c->pname = c->cname = c->cvalue = NULL;
 	json_decref(c->structured);
@@ -1217,7 +1260,7 @@ mcp__call_run(struct mcp_call *c)
 	if (c->kind == CALL_ROOTS)
 		roots_run(c);
 	else if (c->kind == CALL_TOOL)
-		tool_run(c);
+		tool_run(c, c->ptext, c->ptextlen);
 	else
 		feature_run(c);
 	if (atomic_load(&c->defer) == CALL_DEFER_NONE) {
@@ -1229,6 +1272,41 @@ mcp__call_run(struct mcp_call *c)
 	/* Deferred: C is the user's from here on, unless it was finished
 	 * already, in which case it is this thread's to post (and no one
 	 * else touches it any more). */
+	if (atomic_compare_exchange_strong(&c->defer, &state,
+	    CALL_DEFER_AWAY))
+		return 1;
+	mcp__pool_post_deferred(c->pool, c);
+	return 1;
+}
+
+/*
+ * The same, for a loop tool, on the loop thread: its params are read
+ * from the input itself when TEXT is given. Nothing a worker does is
+ * left out (the validation, the serialised answer, a deferral); the
+ * loop's own log context is put back afterwards, since the loop goes on
+ * with the input it was handling.
+ */
+int
+mcp__call_run_loop(struct mcp_call *c, const char *text, size_t len)
+{
+	struct log_ctx	 saved = mcp__lctx;
+	int		 state = CALL_DEFER_HELD;
+
+	lctx_set(c);
+	mcp__loop_call = c;
+	if (text != NULL)
+		tool_run(c, text, len);
+	else
+		tool_run(c, c->ptext, c->ptextlen);
+	mcp__loop_call = NULL;
+	if (atomic_load(&c->defer) == CALL_DEFER_NONE) {
+		call_end(c);
+		mcp__lctx = saved;
+		return 0;
+	}
+	mcp__lctx = saved;
+	/* Deferred, as in mcp__call_run; finished already, it reaches the
+	 * loop through the completion queue, as any finished call does. */
 	if (atomic_compare_exchange_strong(&c->defer, &state,
 	    CALL_DEFER_AWAY))
 		return 1;

@@ -365,6 +365,12 @@ request(mcp_call *call, const char *method, json_t *params, int timeout_ms,
 	return rc;
 }
 
+/*
+ * A loop tool's callback runs on the loop thread, which is the one that
+ * would carry the client's answer: waiting for it there never ends.
+ */
+#define ON_LOOP	"a loop tool (MCP_TOOL_LOOP) cannot wait for the client"
+
 static int
 refuse(json_t *params, const char *method, const char *why)
 {
@@ -380,6 +386,8 @@ mcp_call_sample(mcp_call *call, json_t *params, int timeout_ms,
 	*result = NULL;
 	if (params == NULL)
 		return MCP_ENOMEM;
+	if (mcp__loop_call != NULL)
+		return refuse(params, "sampling/createMessage", ON_LOOP);
 	if (!(call->caps & MCP_CAP_SAMPLING))
 		return refuse(params, "sampling/createMessage",
 		    "the client did not declare sampling");
@@ -396,6 +404,8 @@ mcp_call_elicit(mcp_call *call, json_t *params, int timeout_ms,
 	*result = NULL;
 	if (params == NULL)
 		return MCP_ENOMEM;
+	if (mcp__loop_call != NULL)
+		return refuse(params, "elicitation/create", ON_LOOP);
 	mode = json_string_value(json_object_get(params, "mode"));
 	if (mode != NULL && strcmp(mode, "url") == 0) {
 		if (!(call->caps & MCP_CAP_ELICIT_URL))
@@ -411,6 +421,8 @@ int
 mcp_call_roots(mcp_call *call, int timeout_ms, json_t **result)
 {
 	*result = NULL;
+	if (mcp__loop_call != NULL)
+		return refuse(NULL, "roots/list", ON_LOOP);
 	if (!(call->caps & MCP_CAP_ROOTS))
 		return refuse(NULL, "roots/list",
 		    "the client did not declare roots");

@@ -437,19 +437,59 @@ copy_rid(struct mcp_call *c)
 	c->rid[n] = '\0';
 }
 
+static void	 timeout_cb(struct ev_loop *, ev_timer *, int);
+
+/* Loop: C's time limit (c->timeout, 0 for none) starts now. */
+static void
+arm(struct mcp_server *srv, struct mcp_call *c)
+{
+	if (c->timeout > 0) {
+		ev_timer_init(&c->timer, timeout_cb, c->timeout, 0.0);
+		c->timer.data = c;
+		ev_timer_start(srv->loop, &c->timer);
+	}
+}
+
+/*
+ * A loop tool's call, tracked like a queued one, runs here and now and
+ * is answered as a completion would be: in order, counted when it ends
+ * (not as an answer of the request being handled), its batch and route
+ * let go of. A callback that deferred its call leaves it tracked, with
+ * its time limit running, as for a worker's.
+ */
+static void
+run_here(struct session *s, struct mcp_call *c, const char *text,
+    size_t len)
+{
+	struct mcp_server *srv = s->srv;
+
+	c->queued_at = ev_now(srv->loop);
+	srv->metrics.cur = -1;
+	if (mcp__call_run_loop(c, text, len) == 0) {
+		mcp__protocol_complete(c);
+		mcp__server_check_drained(srv);
+	} else
+		arm(srv, c);
+}
+
 /*
  * Queues C (a tool, read, get or complete call whose entry is set) with
- * the request's params as text; the worker builds them. Takes C. Returns
- * MCP_OK when queued; otherwise the request has been answered.
+ * the request's params as text; the worker builds them. With LOOP (a
+ * loop tool), runs it here instead, its params read from the input
+ * itself. Takes C. Returns MCP_OK when queued or run; otherwise the
+ * request has been answered.
  */
 static int
 submit(struct session *s, struct batch *bt, struct rpc_fields *f,
-    const char *key, uint32_t hash, struct mcp_call *c)
+    const char *key, uint32_t hash, struct mcp_call *c, int loop)
 {
 	struct buf	 text = { 0 };
 	char		 msgbuf[120];
+	int		 borrow = loop && f->praw != NULL;
 
-	if (c != NULL && f->praw != NULL) {
+	if (c != NULL && borrow) {
+		;	/* read in place by run_here */
+	} else if (c != NULL && f->praw != NULL) {
 		c->ptext = malloc(f->prawlen);
 		if (c->ptext != NULL)
 			memcpy(c->ptext, f->praw, f->prawlen);
@@ -457,7 +497,7 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	} else if (c != NULL && mcp__buf_addjson(&text, f->params) == MCP_OK)
 		c->ptext = mcp__buf_steal(&text, &c->ptextlen);
 	mcp__buf_free(&text);
-	if (c == NULL || c->ptext == NULL) {
+	if (c == NULL || (c->ptext == NULL && !borrow)) {
 		mcp__call_free(c);
 		reply_error(s, bt, f->id, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
@@ -469,6 +509,13 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	}
 	c->id = f->id;
 	f->id = NULL;
+	if (f->praw != NULL) {
+		c->spans = 1;
+		c->args_off = f->args_off;
+		c->args_len = f->args_len;
+		c->meta_off = f->meta_off;
+		c->meta_len = f->meta_len;
+	}
 	c->srv = s->srv;
 	copy_rid(c);
 	c->version = s->version;
@@ -488,8 +535,13 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 		c->route = s->route;
 		s->ops->hold(s, c->route, 1);
 	}
+	if (loop) {
+		run_here(s, c, borrow ? f->praw : NULL, f->prawlen);
+		return MCP_OK;
+	}
 	if (mcp__pool_submit(&s->srv->pool, c) == MCP_OK) {
 		mcp__pool_queued(&s->srv->pool);
+		arm(s->srv, c);
 		return MCP_OK;
 	}
 	snprintf(msgbuf, sizeof(msgbuf), "server busy: %d calls queued, try "
@@ -538,7 +590,7 @@ do_read(struct session *s, struct batch *bt, struct rpc_fields *f,
 		reply_no_resource(s, bt, f->id, uri);
 		return;
 	}
-	submit(s, bt, f, key, hash, feat_call(CALL_READ, r));
+	submit(s, bt, f, key, hash, feat_call(CALL_READ, r), 0);
 }
 
 static void
@@ -585,7 +637,7 @@ do_prompt_get(struct session *s, struct batch *bt, struct rpc_fields *f,
 		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS, msg);
 		return;
 	}
-	submit(s, bt, f, key, hash, feat_call(CALL_PROMPT, p));
+	submit(s, bt, f, key, hash, feat_call(CALL_PROMPT, p), 0);
 }
 
 static void
@@ -643,7 +695,7 @@ do_complete(struct session *s, struct batch *bt, struct rpc_fields *f,
 		    "ref/resource");
 		return;
 	}
-	submit(s, bt, f, key, hash, feat_call(CALL_COMPLETE, e));
+	submit(s, bt, f, key, hash, feat_call(CALL_COMPLETE, e), 0);
 }
 
 static void
@@ -762,17 +814,14 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 		return;
 	}
 	c->tool = t;
-	if (submit(s, bt, f, key, hash, c) != MCP_OK)
-		return;
 	ms = atomic_load(&t->timeout_ms);
 	if (ms == 0)
 		ms = s->srv->tool_timeout_ms;
-	if (ms > 0) {
+	if (ms > 0)
 		c->timeout = ms / 1000.0;
-		ev_timer_init(&c->timer, timeout_cb, c->timeout, 0.0);
-		c->timer.data = c;
-		ev_timer_start(s->srv->loop, &c->timer);
-	}
+	/* The tool's flags as they are now: this call runs where it starts. */
+	(void)submit(s, bt, f, key, hash, c, (atomic_load_explicit(&t->flags,
+	    memory_order_relaxed) & MCP_TOOL_LOOP) != 0);
 }
 
 /* ---- relay mode: the methods are the relay's (relay.c) --------------- */

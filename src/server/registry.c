@@ -153,6 +153,7 @@ tool_add(mcp_server *srv, const char *name, const char *description,
 	if (t == NULL)
 		goto fail;
 	atomic_init(&t->refs, 1);
+	atomic_init(&t->flags, 0);
 	t->fn = fn;
 	t->name = strdup(name);
 	t->description = description ? strdup(description) : NULL;
@@ -322,8 +323,26 @@ tool_timeout(mcp_server *srv, const char *name, int ms)
 	return t != NULL ? MCP_OK : MCP_ENOENT;
 }
 
+/*
+ * The flags are read once per call, on the loop, when the call starts:
+ * a call already running goes on where it started.
+ */
+static int
+tool_flags(mcp_server *srv, const char *name, unsigned flags)
+{
+	struct tool	*t;
 
-
+	if (srv == NULL)
+		return MCP_ENOMEM;
+	if (name == NULL || (flags & ~(unsigned)MCP_TOOL_LOOP) != 0)
+		return MCP_EINVAL;
+	pthread_mutex_lock(&srv->reg.lock);
+	t = lookup(&srv->reg, name);
+	if (t != NULL)
+		atomic_store(&t->flags, flags);
+	pthread_mutex_unlock(&srv->reg.lock);
+	return t != NULL ? MCP_OK : MCP_ENOENT;
+}
 
 
 /* The Tool object as the negotiated VERSION knows it. Lock held. */
@@ -437,6 +456,13 @@ mcp_tool_set_timeout(mcp_server *srv, const char *name, int ms)
 {
 	return mcp__setup_keep(srv, __func__, name,
 	    tool_timeout(srv, name, ms));
+}
+
+int
+mcp_tool_set_flags(mcp_server *srv, const char *name, unsigned flags)
+{
+	return mcp__setup_keep(srv, __func__, name,
+	    tool_flags(srv, name, flags));
 }
 
 int

@@ -61,6 +61,7 @@ struct tool {
 	struct mcp__schema	*out;
 	int			 decl;		/* TOOL_*: how INPUT_SCHEMA came */
 	atomic_int		 timeout_ms;	/* 0: the server's */
+	atomic_uint		 flags;		/* MCP_TOOL_* */
 	mcp_tool_fn		 fn;
 	void			*udata;
 	void			(*udata_free)(void *);
@@ -348,6 +349,12 @@ struct mcp_call {
 	size_t		 ptextlen;
 	json_t		*params;	/* built and owned by the worker */
 	json_t		*args;		/* borrowed from params */
+	json_t		*meta;		/* a tool's _meta, when built apart */
+	/* A tool call whose params were scanned as text: where its
+	 * arguments and _meta lie in them (rpc_fields'), built alone. */
+	int		 spans;
+	size_t		 args_off, args_len;
+	size_t		 meta_off, meta_len;
 	int		 has_nul;	/* a string in params holds \u0000 */
 	atomic_int	 cancelled;
 	atomic_int	 defer;		/* CALL_DEFER_*: mcp_call_defer */
@@ -417,6 +424,17 @@ void	 mcp__call_serialise(struct mcp_call *c,
  * Returns 0 when C is to be posted to the loop now, 1 when it is not
  * the pool's to post (deferred: mcp__pool_post_deferred will). */
 int	 mcp__call_run(struct mcp_call *c) MCP_HIDDEN;
+/*
+ * Loop: runs C, a tool call of a loop tool (MCP_TOOL_LOOP), there and
+ * then, its params parsed from the LEN bytes of TEXT (borrowed), or
+ * from c->ptext when TEXT is NULL. Returns as mcp__call_run does: 0
+ * when the answer is in C, 1 when the callback deferred it.
+ */
+int	 mcp__call_run_loop(struct mcp_call *c, const char *text, size_t len)
+	    MCP_HIDDEN;
+/* The loop call whose callback this thread is running, or NULL: notes
+ * of it are handled at once, and requests to the client refused. */
+extern _Thread_local struct mcp_call *mcp__loop_call MCP_HIDDEN;
 /* Any thread: a notifications/message of syslog level SYS (LOGGER may
  * be NULL) for the data TEXT, appended to B. */
 int	 mcp__log_note(struct buf *b, int sys, const char *logger,
