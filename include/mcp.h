@@ -260,7 +260,7 @@ MCP_EXTERN int		 mcp_tool_set_icons(mcp_server *srv, const char *name,
  * the hand-off to a worker and back; it must never block, sleep or wait
  * on I/O, and mcp_call_sample, _elicit and _roots return MCP_ESTATE
  * there (mcp_tool_set_flags(3)). Any thread. */
-#define MCP_TOOL_LOOP 0x1  /* the callback never blocks: it runs on the loop thread */
+#define MCP_TOOL_LOOP	0x1	/* never blocks: runs on the loop thread */
 MCP_EXTERN int		 mcp_tool_set_flags(mcp_server *srv, const char *name,
 			    unsigned flags);
 
