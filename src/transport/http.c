@@ -574,13 +574,24 @@ peer_cb(struct ev_loop *loop, ev_io *io, int revents)
 	w->gone(w);
 }
 
+/* Suspended for HTTP_WATCH_DELAY: the socket is watched from now on. */
+static void
+watch_delay_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct peer_watch	*w = t->data;
+
+	(void)revents;
+	ev_io_start(loop, &w->io);
+}
+
 void
 mcp__http_watch(struct http *h, struct peer_watch *w,
     struct MHD_Connection *conn)
 {
 	const union MHD_ConnectionInfo *info;
 
-	if (ev_is_active(&w->io))
+	if (w->loop != NULL && (ev_is_active(&w->io) ||
+	    ev_is_active(&w->delay)))
 		return;
 	info = MHD_get_connection_info(conn,
 	    MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -589,14 +600,18 @@ mcp__http_watch(struct http *h, struct peer_watch *w,
 	w->loop = h->srv->loop;
 	ev_io_init(&w->io, peer_cb, info->connect_fd, EV_READ);
 	w->io.data = w;
-	ev_io_start(w->loop, &w->io);
+	ev_timer_init(&w->delay, watch_delay_cb, HTTP_WATCH_DELAY, 0.0);
+	w->delay.data = w;
+	ev_timer_start(w->loop, &w->delay);
 }
 
 void
 mcp__http_unwatch(struct peer_watch *w)
 {
-	if (w->loop != NULL)
+	if (w->loop != NULL) {
+		ev_timer_stop(w->loop, &w->delay);
 		ev_io_stop(w->loop, &w->io);
+	}
 }
 
 /* ---- responses ---------------------------------------------------------- */
