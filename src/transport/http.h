@@ -33,6 +33,11 @@ struct req {
 	int		 gone;		/* /mcp: its client left while it waited */
 	char		 sid[64];
 	char		*origin;
+	/* Its Accept and MCP-Protocol-Version headers, or NULL: read with
+	 * the others in one pass over them; MHD keeps them until the
+	 * request is done. */
+	const char	*accept;
+	const char	*version;
 	struct buf	 body;
 	struct route	*route;		/* /mcp: a POST waiting on it */
 	struct identity	*ident;		/* who sent it (a reference), or NULL */
