@@ -574,13 +574,24 @@ peer_cb(struct ev_loop *loop, ev_io *io, int revents)
 	w->gone(w);
 }
 
+/* Suspended for HTTP_WATCH_DELAY: the socket is watched from now on. */
+static void
+watch_delay_cb(struct ev_loop *loop, ev_timer *t, int revents)
+{
+	struct peer_watch	*w = t->data;
+
+	(void)revents;
+	ev_io_start(loop, &w->io);
+}
+
 void
 mcp__http_watch(struct http *h, struct peer_watch *w,
     struct MHD_Connection *conn)
 {
 	const union MHD_ConnectionInfo *info;
 
-	if (ev_is_active(&w->io))
+	if (w->loop != NULL && (ev_is_active(&w->io) ||
+	    ev_is_active(&w->delay)))
 		return;
 	info = MHD_get_connection_info(conn,
 	    MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -589,14 +600,18 @@ mcp__http_watch(struct http *h, struct peer_watch *w,
 	w->loop = h->srv->loop;
 	ev_io_init(&w->io, peer_cb, info->connect_fd, EV_READ);
 	w->io.data = w;
-	ev_io_start(w->loop, &w->io);
+	ev_timer_init(&w->delay, watch_delay_cb, HTTP_WATCH_DELAY, 0.0);
+	w->delay.data = w;
+	ev_timer_start(w->loop, &w->delay);
 }
 
 void
 mcp__http_unwatch(struct peer_watch *w)
 {
-	if (w->loop != NULL)
+	if (w->loop != NULL) {
+		ev_timer_stop(w->loop, &w->delay);
 		ev_io_stop(w->loop, &w->io);
+	}
 }
 
 /* ---- responses ---------------------------------------------------------- */
@@ -937,6 +952,70 @@ reply_text(struct MHD_Connection *conn, int status, const char *text,
 
 /* ---- checks -------------------------------------------------------------- */
 
+/*
+ * The request headers the checks and the routes read, found in one pass
+ * over them (each MHD_lookup_connection_value walks them all again):
+ * the first of each name, as a lookup finds it; NULL when absent.
+ */
+struct hdrs {
+	const char	*host;
+	const char	*origin;
+	const char	*rid;		/* X-Request-Id */
+	const char	*sid;		/* Mcp-Session-Id */
+	const char	*ctype;
+	const char	*clen;
+	const char	*accept;
+	const char	*version;	/* MCP-Protocol-Version */
+};
+
+static enum MHD_Result
+hdr_cb(void *cls, enum MHD_ValueKind kind, const char *key,
+    const char *value)
+{
+	struct hdrs	*hv = cls;
+	const char	**slot = NULL;
+
+	(void)kind;
+	switch (strlen(key)) {
+	case 4:
+		if (strcasecmp(key, "Host") == 0)
+			slot = &hv->host;
+		break;
+	case 6:
+		if (strcasecmp(key, "Origin") == 0)
+			slot = &hv->origin;
+		else if (strcasecmp(key, "Accept") == 0)
+			slot = &hv->accept;
+		break;
+	case 12:
+		if (strcasecmp(key, "X-Request-Id") == 0)
+			slot = &hv->rid;
+		else if (strcasecmp(key, "Content-Type") == 0)
+			slot = &hv->ctype;
+		break;
+	case 14:
+		if (strcasecmp(key, "Mcp-Session-Id") == 0)
+			slot = &hv->sid;
+		else if (strcasecmp(key, "Content-Length") == 0)
+			slot = &hv->clen;
+		break;
+	case 20:
+		if (strcasecmp(key, "MCP-Protocol-Version") == 0)
+			slot = &hv->version;
+		break;
+	}
+	if (slot != NULL && *slot == NULL)
+		*slot = value;
+	return MHD_YES;
+}
+
+static void
+read_headers(struct MHD_Connection *conn, struct hdrs *hv)
+{
+	memset(hv, 0, sizeof(*hv));
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, hdr_cb, hv);
+}
+
 static int
 loopback_name(const char *host, size_t n)
 {
@@ -979,13 +1058,12 @@ listed(char **list, int n, const char *s, size_t len)
  * an allowed one. Returns NULL when fine, or the reason.
  */
 static const char *
-check_host_origin(struct http *h, struct MHD_Connection *conn,
+check_host_origin(struct http *h, const struct hdrs *hv,
     const char **originp)
 {
-	const char	*host, *origin, *p;
+	const char	*host = hv->host, *origin, *p;
 
 	*originp = NULL;
-	host = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host");
 	if (h->loopback) {
 		if (host == NULL)
 			return "missing Host header";
@@ -996,7 +1074,7 @@ check_host_origin(struct http *h, struct MHD_Connection *conn,
 		    host_len(host)))
 			return "Host not allowed";
 	}
-	origin = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Origin");
+	origin = hv->origin;
 	if (origin == NULL)
 		return NULL;
 	if (listed(h->conf->allow_origins, h->conf->nallow_origins, origin,
@@ -1440,15 +1518,14 @@ hex(char *out, uint64_t v, int n)
  * a count, unique without a system call per request.
  */
 static void
-request_id(struct MHD_Connection *conn, char *out)
+request_id(const struct hdrs *hv, char *out)
 {
 	static char	 prefix[9];
 	static uint64_t	 seq;
-	const char	*v;
+	const char	*v = hv->rid;
 	unsigned char	 raw[4];
 	size_t		 n;
 
-	v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "X-Request-Id");
 	if (v != NULL && (n = strlen(v)) > 0 && n < MCP_RID_MAX &&
 	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 	    "0123456789-_.:") == n) {
@@ -1469,8 +1546,7 @@ request_id(struct MHD_Connection *conn, char *out)
 
 /* A request begins on CI: its id, clock and counts. */
 static void
-request_begin(struct conn_info *ci, struct MHD_Connection *conn,
-    const char *method)
+request_begin(struct conn_info *ci, const struct hdrs *hv, const char *method)
 {
 	size_t	 i;
 
@@ -1485,7 +1561,7 @@ request_begin(struct conn_info *ci, struct MHD_Connection *conn,
 		ci->method[i] = (method[i] >= 'A' && method[i] <= 'Z') ?
 		    method[i] : '?';
 	ci->method[i] = '\0';
-	request_id(conn, ci->rid);
+	request_id(hv, ci->rid);
 	mcp__lctx.rid = ci->rid;
 }
 
@@ -1553,8 +1629,8 @@ route_of(struct http *h, const char *url, const char *path)
  */
 static int
 route_request(struct http *h, struct MHD_Connection *conn,
-    struct conn_info *ci, const char *method, const char *path,
-    const char *origin, const char **sid, int *kind)
+    struct conn_info *ci, const struct hdrs *hv, const char *method,
+    const char *path, const char *origin, const char **sid, int *kind)
 {
 	if (path != NULL && strcmp(path, "/sse") == 0) {
 		if (strcmp(method, "GET") != 0)
@@ -1565,8 +1641,7 @@ route_request(struct http *h, struct MHD_Connection *conn,
 	*kind = ROUTE_MESSAGES;
 	if (path != NULL && strcmp(path, "/mcp") == 0) {
 		*kind = ROUTE_MCP;
-		*sid = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-		    "Mcp-Session-Id");
+		*sid = hv->sid;
 		set_sid(ci, *sid);
 		if (strcmp(method, "GET") == 0)
 			return h->tr[HT_MCP]->get(h, conn, *sid, origin);
@@ -1580,8 +1655,7 @@ route_request(struct http *h, struct MHD_Connection *conn,
 	else if (strcmp(method, "POST") != 0)
 		return reply_text(conn, 405, "method not allowed\n", "Allow",
 		    "POST");
-	if (!is_json_type(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-	    "Content-Type")))
+	if (!is_json_type(hv->ctype))
 		return mcp__http_reply_rpc(conn, 415, MCP_RPC_INVALID_REQUEST,
 		    "Content-Type must be application/json", origin);
 	return -1;
@@ -1595,10 +1669,12 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	const char	*path, *origin, *why, *v, *sid = NULL;
 	struct conn_info *ci;
 	struct req	*r;
+	struct hdrs	 hv;
 	struct mcp_auth	 auth;
 	struct identity	*id;
 	char		*end;
 	unsigned long long len;
+	size_t		 n;
 	int		 kind, too_large, rc;
 
 	/* A request has begun: it gets --request-timeout to arrive whole. */
@@ -1608,8 +1684,9 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 		ci->since = ev_now(h->srv->loop);
 	}
 	path = route(h, url);
+	read_headers(conn, &hv);
 	if (ci != NULL) {
-		request_begin(ci, conn, method);
+		request_begin(ci, &hv, method);
 		ci->route = route_of(h, url, path);
 	}
 	if (strcmp(url, "/healthz") == 0 || (path != NULL &&
@@ -1621,7 +1698,7 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	}
 	if (h->metrics_only || (h->conf->metrics && path != NULL &&
 	    strcmp(path, "/metrics") == 0)) {
-		why = check_host_origin(h, conn, &origin);
+		why = check_host_origin(h, &hv, &origin);
 		if (why != NULL)
 			return reply_text(conn, 403, "forbidden\n", NULL, NULL);
 		if (!h->metrics_only) {
@@ -1640,7 +1717,7 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 			    NULL);
 		return metrics(h, conn, method);
 	}
-	why = check_host_origin(h, conn, &origin);
+	why = check_host_origin(h, &hv, &origin);
 	if (why != NULL) {
 		MCP_LOG(MCP_LOG_INFO, "http: 403 %s %s: %s", method, url, why);
 		return mcp__http_reply_rpc(conn, 403, MCP_RPC_SERVER_BUSY, why,
@@ -1670,7 +1747,8 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	kind = ROUTE_MESSAGES;
 	/* A GET or DELETE is served now: the transport finds ID there. */
 	h->ident = id;
-	rc = route_request(h, conn, ci, method, path, origin, &sid, &kind);
+	rc = route_request(h, conn, ci, &hv, method, path, origin, &sid,
+	    &kind);
 	h->ident = NULL;
 	if (rc != -1) {
 		mcp__identity_unref(id);
@@ -1684,8 +1762,7 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	 * closed lingering (linger_start).
 	 */
 	too_large = 0;
-	v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-	    "Content-Length");
+	v = hv.clen;
 	if (v != NULL) {
 		errno = 0;
 		len = strtoull(v, &end, 10);
@@ -1709,6 +1786,8 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 	h->nreqs++;
 	r->ident = id;		/* the POST's, until it is done */
 	r->kind = kind;
+	r->accept = hv.accept;
+	r->version = hv.version;
 	r->tr = h->tr[kind == ROUTE_MCP ? HT_MCP : HT_SSE];
 	if (too_large) {
 		r->too_large = 1;
@@ -1722,8 +1801,12 @@ begin(struct http *h, struct MHD_Connection *conn, const char *url,
 			v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 			    "Mcp-Session-Id");
 	}
-	if (v != NULL)
-		snprintf(r->sid, sizeof(r->sid), "%s", v);
+	if (v != NULL) {
+		/* Cut to fit, as snprintf would; without printf: every POST. */
+		n = strnlen(v, sizeof(r->sid) - 1);
+		memcpy(r->sid, v, n);
+		r->sid[n] = '\0';
+	}
 	if (ci != NULL && ci->sid[0] == '\0')
 		set_sid(ci, v);
 	r->origin = origin != NULL ? strdup(origin) : NULL;

@@ -33,6 +33,11 @@ struct req {
 	int		 gone;		/* /mcp: its client left while it waited */
 	char		 sid[64];
 	char		*origin;
+	/* Its Accept and MCP-Protocol-Version headers, or NULL: read with
+	 * the others in one pass over them; MHD keeps them until the
+	 * request is done. */
+	const char	*accept;
+	const char	*version;
 	struct buf	 body;
 	struct route	*route;		/* /mcp: a POST waiting on it */
 	struct identity	*ident;		/* who sent it (a reference), or NULL */
@@ -41,9 +46,16 @@ struct req {
 /*
  * A watch on a suspended connection's socket: GONE runs (once) when the
  * client has closed it. Start it when suspending, stop it on resume.
+ * The socket is watched only once the connection has stayed suspended
+ * for HTTP_WATCH_DELAY: most are resumed sooner (a quick call's
+ * answer), and watching each of those would cost the loop's epoll set
+ * a change or two per request (epoll_ctl).
  */
+#define HTTP_WATCH_DELAY	0.01	/* s */
+
 struct peer_watch {
 	ev_io		 io;
+	ev_timer	 delay;		/* until the socket is watched */
 	struct ev_loop	*loop;
 	void		(*gone)(struct peer_watch *);
 	void		*owner;

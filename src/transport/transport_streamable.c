@@ -900,10 +900,26 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 		drop_ids(r);
 		n = r->log.len - r->log.off;
 	} else if (primes(r)) {
-		/* Every SSE stream of such a session starts primed. */
-		k = snprintf(head, sizeof(head), "id: %u-0\nretry: %d\n"
-		    "data: \n\n", r->no, ss->h->conf->sse_retry);
-		if (mcp__buf_add(&body, head, (size_t)k) != MCP_OK)
+		/*
+		 * Every SSE stream of such a session starts primed: "id:
+		 * <no>-0\nretry: <ms>\ndata: \n\n", without printf, put in
+		 * front of the log, which then becomes the body (no copy).
+		 */
+		memcpy(head, "id: ", 4);
+		k = 4 + (int)mcp__fmt_int(head + 4, (long long)r->no);
+		memcpy(head + k, "-0\nretry: ", 10);
+		k += 10;
+		k += (int)mcp__fmt_int(head + k, (long long)ss->h->conf->sse_retry);
+		memcpy(head + k, "\ndata: \n\n", 9);
+		k += 9;
+		if (r->log.off == 0 && n == r->log.len &&
+		    mcp__buf_reserve(&r->log, (size_t)k) == MCP_OK) {
+			memmove(r->log.data + k, r->log.data, n);
+			memcpy(r->log.data, head, (size_t)k);
+			r->log.len += (size_t)k;
+			n += (size_t)k;
+			d = r->log.data;
+		} else if (mcp__buf_add(&body, head, (size_t)k) != MCP_OK)
 			goto fail;
 	}
 	if (n == 0) {
@@ -1041,13 +1057,10 @@ accepts(const char *accept, const char *type)
 
 /* The MCP-Protocol-Version header: NULL when fine, else the reason. */
 static const char *
-check_version(struct MHD_Connection *conn, int *version)
+check_version(const char *hv, int *version)
 {
-	const char	*hv;
 	int		 v = MCP_V20250326;	/* the spec's default */
 
-	hv = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
-	    "MCP-Protocol-Version");
 	if (hv != NULL && (v = mcp__version_of(hv)) == 0)
 		return "Bad Request: unsupported MCP-Protocol-Version (supported: "
 	    "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)";
@@ -1056,10 +1069,11 @@ check_version(struct MHD_Connection *conn, int *version)
 	return NULL;
 }
 
-/* The session named by the request, or NULL with the reply queued. */
+/* The session named by the request, or NULL with the reply queued;
+ * VERSION: its MCP-Protocol-Version header. */
 static struct ssess *
 session_of(struct http *h, struct MHD_Connection *conn, const char *sid,
-    const char *origin, enum MHD_Result *rc)
+    const char *version, const char *origin, enum MHD_Result *rc)
 {
 	struct ssess	*ss;
 	const char	*why;
@@ -1075,7 +1089,7 @@ session_of(struct http *h, struct MHD_Connection *conn, const char *sid,
 		    "Session not found", origin);
 		return NULL;
 	}
-	if ((why = check_version(conn, NULL)) != NULL) {
+	if ((why = check_version(version, NULL)) != NULL) {
 		*rc = reply_rpc(conn, 400, why, origin);
 		return NULL;
 	}
@@ -1124,7 +1138,7 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 	int		 fresh = 0, version, in;
 	unsigned	 nreq;
 
-	accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Accept");
+	accept = rq->accept;
 	if (!accepts(accept, "application/json") ||
 	    !accepts(accept, "text/event-stream"))
 		return reply_rpc(conn, 406, "Not Acceptable: Client must "
@@ -1144,7 +1158,7 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		return reply_rpc(conn, 503, why, rq->origin);
 	}
 	if (h->conf->stateless) {
-		if ((why = check_version(conn, &version)) != NULL)
+		if ((why = check_version(rq->version, &version)) != NULL)
 			return reply_rpc(conn, 400, why, rq->origin);
 		ss = ssess_new(h, 1);
 		if (ss == NULL)
@@ -1167,7 +1181,8 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 			    rq->origin);
 		fresh = 1;
 	} else {
-		ss = session_of(h, conn, rq->sid, rq->origin, &rc);
+		ss = session_of(h, conn, rq->sid, rq->version, rq->origin,
+		    &rc);
 		if (ss == NULL)
 			return rc;
 	}
@@ -1311,7 +1326,8 @@ st_get(struct http *h, struct MHD_Connection *conn, const char *sid,
 		mcp__http_refused(h, ML_DRAINING);
 		return reply_rpc(conn, 503, "server shutting down", origin);
 	}
-	ss = session_of(h, conn, sid, origin, &rc);
+	ss = session_of(h, conn, sid, MHD_lookup_connection_value(conn,
+	    MHD_HEADER_KIND, "MCP-Protocol-Version"), origin, &rc);
 	if (ss == NULL)
 		return rc;
 	last = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
@@ -1368,7 +1384,8 @@ st_delete(struct http *h, struct MHD_Connection *conn,
 
 	if (h->conf->stateless)
 		return not_allowed(conn, origin);
-	ss = session_of(h, conn, sid, origin, &rc);
+	ss = session_of(h, conn, sid, MHD_lookup_connection_value(conn,
+	    MHD_HEADER_KIND, "MCP-Protocol-Version"), origin, &rc);
 	if (ss == NULL)
 		return rc;
 	MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s deleted by the client",
