@@ -369,7 +369,8 @@ uninstall:
 		$(DESTDIR)$(PREFIX)/bin/mcp-gateway $(DESTDIR)$(PREFIX)/bin/mcp-bench \
 		$(DESTDIR)$(PREFIX)/share/man/man1/mcp-*.1 \
 		$(DESTDIR)$(PREFIX)/share/man/man3/mcp_*.3 \
-		$(DESTDIR)$(PREFIX)/share/man/man7/mcp.7
+		$(DESTDIR)$(PREFIX)/share/man/man7/mcp.7 \
+		$(DESTDIR)$(PREFIX)/share/man/man7/mcp_*.7
 
 clean:
 	rm -rf build test/out
