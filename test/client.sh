@@ -97,6 +97,10 @@ free_port() {
 serve() {
 	_log=$1
 	shift
+	# Emptied here, not by the background job's redirection, which may
+	# come after peer_port has read the port of the server before.
+	: >"$_log.out"
+	: >"$_log"
 	"$@" </dev/null >"$_log.out" 2>"$_log" &
 	spid=$!
 	pids="$pids $spid"
