@@ -74,9 +74,10 @@ result() {
 
 # Tests that build and run their own sanitizer builds whatever the build
 # under test is (tsan.sh: build/tsan; fuzz.sh: the libFuzzer harnesses
-# under ASan and UBSan): the same work in either pass, so the plain pass
-# runs them and the sanitizer pass (make check SANITIZE=1) says so.
-own_build="test/tsan.sh test/fuzz.sh"
+# under ASan and UBSan; chaos.sh: build/san's conformance-server): the
+# same work in either pass, so the plain pass runs them and the sanitizer
+# pass (make check SANITIZE=1) says so.
+own_build="test/tsan.sh test/fuzz.sh test/chaos.sh"
 for t in "$B"/t_* test/*.sh; do
 	case $t in test/run.sh | test/lib.sh) continue ;; esac
 	if [ -n "${MCP_SANITIZE-}" ] && case " $own_build " in *" $t "*) true ;; *) false ;; esac; then
