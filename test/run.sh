@@ -78,23 +78,86 @@ result() {
 # same work in either pass, so the plain pass runs them and the sanitizer
 # pass (make check SANITIZE=1) says so.
 own_build="test/tsan.sh test/fuzz.sh test/chaos.sh"
+
+# Foreground tests run $jobs at a time (most of their time is waiting on
+# servers, sleeps and timeouts); those that keep both cores busy on their
+# own run alone. Results print in the order of the list, as they end.
+jobs=${TEST_JOBS:-2}
+alone="test/tsan.sh test/fuzz.sh test/chaos.sh test/static.sh test/valgrind.sh
+    test/install.sh"
+queue=
 for t in "$B"/t_* test/*.sh; do
 	case $t in test/run.sh | test/lib.sh) continue ;; esac
-	if [ -n "${MCP_SANITIZE-}" ] && case " $own_build " in *" $t "*) true ;; *) false ;; esac; then
-		printf '%-24s --   its own sanitizer build: run by the plain pass\n' \
-		    "$(basename "$t" .sh)"
-		continue
-	fi
 	case " $background " in *" $t "*) continue ;; esac
 	[ -x "$t" ] || [ "${t%.sh}" != "$t" ] || continue
-	log=test/out/$(basename "$t" .sh).log
-	start=$(date +%s)
-	case $t in
-	*.sh) timeout -k 10 "$limit" sh "$t" >"$log" 2>"$log.err" ;;
-	*) timeout -k 10 "$limit" "$t" >"$log" 2>"$log.err" ;;
-	esac
-	result "$t" $? $(( $(date +%s) - start ))
+	queue="$queue $t"
 done
+
+# start T: runs T in the background; its exit status and seconds go to
+# test/out/NAME.rc.
+start() {
+	name=$(basename "$1" .sh)
+	rm -f "test/out/$name.rc"
+	(
+		s=$(date +%s)
+		case $1 in
+		*.sh) timeout -k 10 "$limit" sh "$1" >"test/out/$name.log" \
+		    2>"test/out/$name.log.err" ;;
+		*) timeout -k 10 "$limit" "$1" >"test/out/$name.log" \
+		    2>"test/out/$name.log.err" ;;
+		esac
+		echo "$? $(( $(date +%s) - s ))" >"test/out/$name.rc.tmp"
+		mv "test/out/$name.rc.tmp" "test/out/$name.rc"
+	) &
+}
+
+# running: how many started tests have not ended. (result sets t, name,
+# rc and others: the loop below keeps its test in cur.)
+running() {
+	n=0
+	for r in $started; do
+		[ -f "test/out/$(basename "$r" .sh).rc" ] || n=$((n + 1))
+	done
+	echo $n
+}
+
+# report: prints, in order, the results of the started tests that have
+# ended, up to the first that has not.
+report() {
+	while [ -n "$started" ]; do
+		r=${started%% *}
+		rcf=test/out/$(basename "$r" .sh).rc
+		[ -f "$rcf" ] || return 0
+		read -r rc secs <"$rcf" || { rc=1; secs=0; }
+		result "$r" "$rc" "$secs"
+		started=${started#"$r"}
+		started=${started# }
+	done
+}
+
+started=
+for cur in $queue; do
+	if [ -n "${MCP_SANITIZE-}" ] && case " $own_build " in *" $cur "*) true ;; *) false ;; esac; then
+		# Its line comes in its turn, after those started before it.
+		while [ "$(running)" -gt 0 ]; do report; sleep 0.2; done
+		report
+		printf '%-24s --   its own sanitizer build: run by the plain pass\n' \
+		    "$(basename "$cur" .sh)"
+		continue
+	fi
+	case " $alone " in
+	*" $cur "*) max=0 ;;
+	*) max=$((jobs - 1)) ;;
+	esac
+	while [ "$(running)" -gt "$max" ]; do report; sleep 0.2; done
+	start "$cur"
+	started="${started:+$started }$cur"
+	case " $alone " in
+	*" $cur "*) while [ "$(running)" -gt 0 ]; do report; sleep 0.2; done ;;
+	esac
+	report
+done
+while [ -n "$started" ]; do report; sleep 0.2; done
 wait
 for t in $background; do
 	name=$(basename "$t" .sh)

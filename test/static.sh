@@ -143,51 +143,74 @@ make_cmd() {
 	    grep -E "^[^ ]*(cc|gcc|clang)[^ ]* .* -o $2 " | tail -1
 }
 
-mkdir -p "$tmp/o"
+mkdir -p "$tmp/o" "$tmp/j"
 cmd=$(make_cmd src/core/buf.c "$MCP_BUILD/obj/core/buf.o")
 flags=${cmd%% -c -o "$MCP_BUILD"/obj/core/buf.o*}
 [ -n "$cmd" ] && [ "$flags" != "$cmd" ]
 ok $? "library compile flags found with make -n"
-for f in src/*/*.c; do
-	b=$(echo "${f#src/}" | tr / _)
+
+# The compiles run two at a time (one a core), each into files of its
+# own; their TAP lines follow in order once all have ended.
+jobs=0
+# job NAME FUNCTION ARG...: runs FUNCTION ARG... beside one other job.
+job() {
+	jobs=$((jobs + 1))
+	echo "$1" > "$tmp/j/$jobs.name"
+	shift
+	( "$@" > "$tmp/j/$jobs.out" 2>&1; echo $? > "$tmp/j/$jobs.rc" ) &
+	[ $((jobs % 2)) -ne 0 ] || wait
+}
+# compile_lib SRC: SRC with the library's flags.
+compile_lib() {
+	b=$(echo "${1#src/}" | tr / _)
 	# shellcheck disable=SC2086
-	$flags -Werror -c -o "$tmp/o/${b%.c}.o" "$f" > "$tmp/cc" 2>&1
-	ok $? "$f compiles with -Werror" "$tmp/cc"
-done
+	$flags -Werror -c -o "$tmp/o/${b%.c}.o" "$1"
+}
+# compile_app SRC TARGET: SRC with the flags make uses for TARGET.
 compile_app() {
 	cmd=$(make_cmd "$1" "$2")
-	flags=${cmd%% -o $2 *}
-	if [ -z "$cmd" ] || [ "$flags" = "$cmd" ]; then
-		echo "no command from make -n for $2" > "$tmp/cc"
-		false
-	else
-		# shellcheck disable=SC2086
-		$flags -Werror -c -o "$tmp/o/$(basename "$2").o" "$1" \
-		    > "$tmp/cc" 2>&1
+	aflags=${cmd%% -o $2 *}
+	if [ -z "$cmd" ] || [ "$aflags" = "$cmd" ]; then
+		echo "no command from make -n for $2"
+		return 1
 	fi
-	ok $? "$1 compiles with -Werror" "$tmp/cc"
+	# shellcheck disable=SC2086
+	$aflags -Werror -c -o "$tmp/o/$(basename "$2").o" "$1"
 }
-compile_app tools/mcp-demo.c "$MCP_BUILD/mcp-demo"
-compile_app tools/mcp-call.c "$MCP_BUILD/mcp-call"
-for f in tools/gateway/*.c; do
-	compile_app "$f" "$MCP_BUILD/mcp-gateway"
+app() {
+	job "$1 compiles with -Werror" compile_app "$1" "$2"
+}
+for f in src/*/*.c; do
+	job "$f compiles with -Werror" compile_lib "$f"
 done
-compile_app bench/client-bench.c "$MCP_BUILD/client-bench"
-compile_app test/client-api.c "$MCP_BUILD/client-api"
-compile_app tools/mcp-bench.c "$MCP_BUILD/mcp-bench"
-compile_app bench/floor-stdio.c "$MCP_BUILD/floor-stdio"
-compile_app bench/progress-server.c "$MCP_BUILD/progress-server"
-compile_app examples/conformance-server.c "$MCP_BUILD/conformance-server"
-compile_app examples/deferred-server.c "$MCP_BUILD/deferred-server"
-compile_app examples/notes-server.c "$MCP_BUILD/notes-server"
-compile_app test/sdrun.c "$MCP_BUILD/sdrun"
-compile_app test/flags-server.c "$MCP_BUILD/flags-server"
+app tools/mcp-demo.c "$MCP_BUILD/mcp-demo"
+app tools/mcp-call.c "$MCP_BUILD/mcp-call"
+for f in tools/gateway/*.c; do
+	app "$f" "$MCP_BUILD/mcp-gateway"
+done
+app bench/client-bench.c "$MCP_BUILD/client-bench"
+app test/client-api.c "$MCP_BUILD/client-api"
+app tools/mcp-bench.c "$MCP_BUILD/mcp-bench"
+app bench/floor-stdio.c "$MCP_BUILD/floor-stdio"
+app bench/progress-server.c "$MCP_BUILD/progress-server"
+app examples/conformance-server.c "$MCP_BUILD/conformance-server"
+app examples/deferred-server.c "$MCP_BUILD/deferred-server"
+app examples/notes-server.c "$MCP_BUILD/notes-server"
+app test/sdrun.c "$MCP_BUILD/sdrun"
+app test/flags-server.c "$MCP_BUILD/flags-server"
 # Built only where libcrypto is (configure).
 if [ -x "$MCP_BUILD/who-server" ]; then
-	compile_app test/who-server.c "$MCP_BUILD/who-server"
+	app test/who-server.c "$MCP_BUILD/who-server"
 fi
 for f in test/t_*.c; do
-	compile_app "$f" "$MCP_BUILD/$(basename "$f" .c)"
+	app "$f" "$MCP_BUILD/$(basename "$f" .c)"
+done
+wait
+i=0
+while [ "$i" -lt "$jobs" ]; do
+	i=$((i + 1))
+	[ "$(cat "$tmp/j/$i.rc" 2>/dev/null)" = 0 ]
+	ok $? "$(cat "$tmp/j/$i.name")" "$tmp/j/$i.out"
 done
 
 # ---- (f) every function has a man page ---------------------------------
