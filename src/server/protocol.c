@@ -1134,12 +1134,13 @@ era_request(struct session *s, struct rpc_fields *f,
 		json_decref(meta);
 		return 1;
 	}
-	if (!s->info->opened)
-		mcp__session_open(s);
 	version = s->version;
 	level = s->log_level;
 	caps = s->caps;
 	s->version = er.version;
+	/* Opened as a 2026-07-28 session: what mcp_session_protocol says. */
+	if (!s->info->opened)
+		mcp__session_open(s);
 	s->log_level = er.log_level;
 	s->caps = er.caps;
 	s->era = &er;
