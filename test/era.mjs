@@ -437,7 +437,48 @@ async function mixed() {
 	srv.proc.kill('SIGTERM');
 }
 
-const groups = { stdioDemo, stdioConformance, httpDemo, mixed };
+
+// The other shapes a modern answer can take: a loop tool, a tool past its
+// time limit (both on stdio), --stateless and --json-response (HTTP).
+async function shapes() {
+	tap.label = 'shapes: ';
+	const s = new Stdio(DEMO, ['--loop-tools', '--tool-timeout', '200']);
+	let m = await s.ask(req('loop', 'tools/call', { name: 'echo', arguments: { text: 'on the loop' } }));
+	modern(m, 'tools/call', 'mcp-demo', 'stdio --loop-tools: echo');
+	is(m?.result?.content, [{ type: 'text', text: 'on the loop' }], 'stdio --loop-tools: echo: its content');
+	m = await s.ask(req('late', 'tools/call', { name: 'sleep', arguments: { ms: 3000 } }));
+	modern(m, 'tools/call', 'mcp-demo', 'stdio --tool-timeout 200: sleep 3000');
+	ok(m?.result?.isError === true && /timed out/.test(JSON.stringify(m.result.content)),
+	    'stdio --tool-timeout 200: sleep 3000: a tool error that says it timed out', show(m));
+	is(await s.close(), 0, 'stdio: exits 0 when stdin closes');
+
+	const srv = await startServer(['--stateless', '--json-response']);
+	let x = await mpost(srv.port, req(1, 'tools/call', { name: 'echo', arguments: { text: 'j' } }));
+	ok(x.status === 200 && /^application\/json/.test(x.headers.get('content-type') || ''),
+	    '--stateless --json-response: a modern tools/call is answered 200 with a JSON body', x.summary);
+	modern(x.msg, 'tools/call', 'mcp-demo', '--stateless --json-response');
+	x = await mpost(srv.port, req(2, 'no/such'));
+	ok(x.status === 404 && isErr(x.msg, -32601), '--stateless --json-response: an unknown method: 404 + -32601',
+	    x.summary);
+	// A legacy stateless request beside them: as before.
+	const r = await fetch(`http://127.0.0.1:${srv.port}/mcp`, { method: 'POST', headers: {
+		'content-type': 'application/json', accept: 'application/json, text/event-stream',
+		'mcp-protocol-version': '2025-11-25' },
+	body: JSON.stringify({ jsonrpc: '2.0', id: 3, method: 'tools/list' }) });
+	const body = await r.text();
+	ok(r.status === 200 && /"tools"/.test(body) && !/resultType|ttlMs|io\.modelcontextprotocol/.test(body),
+	    '--stateless: a legacy tools/list (2025-11-25, no _meta): a legacy answer', `${r.status} ${body.slice(0, 300)}`);
+	const r2 = await fetch(`http://127.0.0.1:${srv.port}/mcp`, { method: 'POST', headers: {
+		'content-type': 'application/json', accept: 'application/json, text/event-stream',
+		'mcp-protocol-version': '2024-13-01' },
+	body: JSON.stringify({ jsonrpc: '2.0', id: 4, method: 'tools/list' }) });
+	const b2 = await r2.text();
+	ok(r2.status === 400 && !/-3202[012]/.test(b2), '--stateless: a bad legacy version header, no _meta: 400, ' +
+	    'no modern error', `${r2.status} ${b2}`);
+	srv.proc.kill('SIGTERM');
+}
+
+const groups = { stdioDemo, stdioConformance, httpDemo, mixed, shapes };
 const want = process.argv.slice(2);
 for (const [name, fn] of Object.entries(groups)) {
 	if (want.length > 0 && !want.some((w) => name.includes(w)))

@@ -7,7 +7,8 @@
 # status is the Node script's. About 5 s.
 #
 #   test/era.sh [GROUP ...]	only the groups whose names contain GROUP
-#				(stdioDemo, stdioConformance, httpDemo, mixed)
+#				(stdioDemo, stdioConformance, httpDemo, mixed,
+#				shapes)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
