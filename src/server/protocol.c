@@ -1118,8 +1118,12 @@ era_request(struct session *s, struct rpc_fields *f,
 	char		 why[200];
 	int		 code, version, level, caps;
 
+	/* A legacy stateless POST's: the transport said it is no modern
+	 * one, so its _meta is not even read. */
+	if (!s->era_only && s->implicit)
+		return 0;
 	meta = meta_of(f);
-	if (!s->era_only && (s->implicit || !mcp__era_is_modern(meta))) {
+	if (!s->era_only && !mcp__era_is_modern(meta)) {
 		json_decref(meta);
 		return 0;
 	}

@@ -881,13 +881,14 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 	 * type, so an empty event stream, with no id to resume it by.
 	 */
 	d = n > 0 ? r->log.data + r->log.off : NULL;
+	era = n > 0 ? era_status(r, d, n) : 0;
 	ctype = r->json ? "application/json" : "text/event-stream";
 	if (n == 0 && r->requests) {
 		ctype = "text/event-stream";	/* in every mode */
 	} else if (n == 0) {
 		status = MHD_HTTP_ACCEPTED;
 		ctype = NULL;
-	} else if (r->bad || (era = era_status(r, d, n)) != 0) {
+	} else if (r->bad || era != 0) {
 		/* The error as plain JSON: the SSE framing stripped. The log
 		 * is not a C string: every search is bounded. */
 		status = r->bad ? MHD_HTTP_BAD_REQUEST : era;
@@ -1228,23 +1229,24 @@ era_refused(struct MHD_Connection *conn, struct req *rq, const char *body,
 	v = member != NULL ? json_object_get(params, member) : NULL;
 	code = mcp__era_meta(json_object_get(params, "_meta"), &er, why,
 	    sizeof(why));
-	if (code != 0) {
-		;
-	} else if (rq->version == NULL || strcmp(rq->version, er.vname) != 0) {
+	if (code == 0 && (rq->version == NULL ||
+	    strcmp(rq->version, er.vname) != 0)) {
 		code = MCP_RPC_HEADER_MISMATCH;
 		snprintf(why, sizeof(why), "Header mismatch: %s", rq->version ==
 		    NULL ? "MCP-Protocol-Version header is required" :
 		    "MCP-Protocol-Version header does not match _meta's "
 		    "protocolVersion");
-	} else if ((code = mcp__era_version(er.vname, &data, why,
-	    sizeof(why))) != 0) {
-		;
-	} else if (hm == NULL || !header_ok(hm) || strcmp(hm, method) != 0) {
+	}
+	if (code == 0)
+		code = mcp__era_version(er.vname, &data, why, sizeof(why));
+	if (code == 0 && (hm == NULL || !header_ok(hm) ||
+	    strcmp(hm, method) != 0)) {
 		code = MCP_RPC_HEADER_MISMATCH;
 		snprintf(why, sizeof(why), "Header mismatch: %s", hm == NULL ?
 		    "Mcp-Method header is required" : "Mcp-Method header "
 		    "value does not match the body's method");
-	} else if (member != NULL && (hn == NULL || !header_ok(hn) ||
+	}
+	if (code == 0 && member != NULL && (hn == NULL || !header_ok(hn) ||
 	    !json_is_string(v) || !header_says(hn, json_string_value(v),
 	    json_string_length(v)))) {
 		code = MCP_RPC_HEADER_MISMATCH;
@@ -1294,8 +1296,10 @@ era_status(const struct route *r, const char *d, size_t n)
 	size_t			 k;
 
 	if (!r->ss->sess->era_only || !r->failed || r->nnote > 0 ||
-	    r->nfinal != 1 || (p = memfind(d, n, key, sizeof(key) - 1)) ==
-	    NULL)
+	    r->nfinal != 1)
+		return 0;
+	p = memfind(d, n, key, sizeof(key) - 1);
+	if (p == NULL)
 		return 0;
 	p += sizeof(key) - 1;
 	k = (size_t)(d + n - p) < sizeof(num) - 1 ? (size_t)(d + n - p) :
