@@ -147,8 +147,11 @@ async function stdioDemo() {
 	ok(got[4]?.result?.contents?.[0]?.uri === 'demo://readme', 'resources/read: the contents', show(got[4]));
 	is(got[5]?.result?.content, [{ type: 'text', text: 'hi' }], 'tools/call echo: its content');
 
-	// The _meta's required fields, and the version.
-	let m = await s.ask(req('e1', 'tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': V }));
+	// The _meta's required fields, and the version; clientInfo is a SHOULD.
+	let m = await s.ask(req('e0', 'tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': V,
+		'io.modelcontextprotocol/clientCapabilities': {} }));
+	modern(m, 'tools/list', 'mcp-demo', 'stdio: no clientInfo');
+	m = await s.ask(req('e1', 'tools/list', {}, { 'io.modelcontextprotocol/protocolVersion': V }));
 	ok(isErr(m, -32602), 'no clientCapabilities: -32602', show(m));
 	m = await s.ask(req('e2', 'tools/list', {}, {
 		'io.modelcontextprotocol/protocolVersion': 7,
