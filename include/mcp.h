@@ -81,6 +81,10 @@ MCP_EXTERN const char	*mcp_strerror(int code);
 #define MCP_RPC_INTERNAL_ERROR	 (-32603)
 #define MCP_RPC_SERVER_BUSY	 (-32000)
 #define MCP_RPC_RESOURCE_NOT_FOUND (-32002)
+/* Protocol 2026-07-28 only: never sent to a session that initialized. */
+#define MCP_RPC_HEADER_MISMATCH	 (-32020)
+#define MCP_RPC_MISSING_CAPABILITY (-32021)
+#define MCP_RPC_UNSUPPORTED_VERSION (-32022)
 
 /* ---- Opaque types ----------------------------------------------------- */
 

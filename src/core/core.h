@@ -163,6 +163,10 @@ int	 mcp__buf_addid(struct buf *b, const json_t *id) MCP_HIDDEN;
 /* ---- base64.c --------------------------------------------------------- */
 
 char	*mcp__base64(const void *data, size_t len) MCP_HIDDEN;
+/* Decodes the N bytes at S (padded base64) into a new NUL-terminated
+ * buffer of *OUTLEN bytes; NULL when S is not base64 or out of memory. */
+char	*mcp__base64_decode(const char *s, size_t n, size_t *outlen)
+	    MCP_HIDDEN;
 
 /* ---- table.c: entries in registration order, hashed by key ---------- */
 

@@ -42,6 +42,8 @@ mcp__version_str(int version)
 {
 	size_t	 i;
 
+	if (version == MCP_V20260728)
+		return "2026-07-28";
 	for (i = 0; i < NVERSIONS; i++)
 		if (versions[i].v == version)
 			return versions[i].name;

@@ -18,6 +18,9 @@
 #define MCP_V20250618	20250618
 #define MCP_V20251125	20251125
 #define MCP_V_LATEST	MCP_V20251125
+/* The stateless core (era.c): never negotiated by initialize, so
+ * mcp__version_of does not know it; each request names it in _meta. */
+#define MCP_V20260728	20260728
 
 /* The version named NAME ("2025-06-18"), or 0 when we do not speak it. */
 int	 mcp__version_of(const char *name) MCP_HIDDEN;

@@ -903,10 +903,14 @@ mcp__call_serialise(struct mcp_call *c,
     int (*write)(struct mcp_call *, struct buf *))
 {
 	struct buf	 b = { 0 };
+	json_t		*data = NULL;
 	int		 rc;
 
+	if (c->rpc_code == MCP_RPC_MISSING_CAPABILITY && c->need_cap != NULL)
+		data = json_pack("{s:{s:{}}}", "requiredCapabilities",
+		    c->need_cap);
 	if (c->rpc_code != 0)
-		rc = mcp__rpc_error(&b, c->id, c->rpc_code, c->rpc_msg, NULL);
+		rc = mcp__rpc_error(&b, c->id, c->rpc_code, c->rpc_msg, data);
 	else
 		rc = write(c, &b);
 	if (rc != MCP_OK) {
@@ -914,6 +918,7 @@ mcp__call_serialise(struct mcp_call *c,
 		mcp__rpc_error(&b, c->id, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory", NULL);
 	}
+	json_decref(data);
 	c->out = mcp__buf_steal(&b, &c->outlen);
 	mcp__buf_free(&b);
 }

@@ -379,6 +379,30 @@ refuse(json_t *params, const char *method, const char *why)
 	return MCP_ESTATE;
 }
 
+/*
+ * 2026-07-28 has no requests from server to client: the call is
+ * answered with -32021 when the client did not declare CAP (the spec's
+ * MissingRequiredClientCapability), whatever the callback sets next;
+ * with it declared, the request needs MRTR (input_required), which this
+ * version does not do yet, and is refused as any other.
+ */
+static int
+era_refuse(mcp_call *call, json_t *params, const char *method,
+    const char *cap, int declared)
+{
+	char	 msg[120];
+
+	if (declared)
+		return refuse(params, method, "protocol 2026-07-28 carries "
+		    "it in an input_required result, not served yet");
+	snprintf(msg, sizeof(msg), "Missing required client capability: %s",
+	    cap);
+	if (mcp_result_rpc_error(call, MCP_RPC_MISSING_CAPABILITY, msg) ==
+	    MCP_OK)
+		call->need_cap = cap;
+	return refuse(params, method, msg);
+}
+
 int
 mcp_call_sample(mcp_call *call, json_t *params, int timeout_ms,
     json_t **result)
@@ -388,6 +412,9 @@ mcp_call_sample(mcp_call *call, json_t *params, int timeout_ms,
 		return MCP_ENOMEM;
 	if (mcp__loop_call != NULL)
 		return refuse(params, "sampling/createMessage", ON_LOOP);
+	if (call->version == MCP_V20260728)
+		return era_refuse(call, params, "sampling/createMessage",
+		    "sampling", call->caps & MCP_CAP_SAMPLING);
 	if (!(call->caps & MCP_CAP_SAMPLING))
 		return refuse(params, "sampling/createMessage",
 		    "the client did not declare sampling");
@@ -407,6 +434,10 @@ mcp_call_elicit(mcp_call *call, json_t *params, int timeout_ms,
 	if (mcp__loop_call != NULL)
 		return refuse(params, "elicitation/create", ON_LOOP);
 	mode = json_string_value(json_object_get(params, "mode"));
+	if (call->version == MCP_V20260728)
+		return era_refuse(call, params, "elicitation/create",
+		    "elicitation", call->caps & (MCP_CAP_ELICIT_FORM |
+		    MCP_CAP_ELICIT_URL));
 	if (mode != NULL && strcmp(mode, "url") == 0) {
 		if (!(call->caps & MCP_CAP_ELICIT_URL))
 			return refuse(params, "elicitation/create",
@@ -423,6 +454,9 @@ mcp_call_roots(mcp_call *call, int timeout_ms, json_t **result)
 	*result = NULL;
 	if (mcp__loop_call != NULL)
 		return refuse(NULL, "roots/list", ON_LOOP);
+	if (call->version == MCP_V20260728)
+		return era_refuse(call, NULL, "roots/list", "roots",
+		    call->caps & MCP_CAP_ROOTS);
 	if (!(call->caps & MCP_CAP_ROOTS))
 		return refuse(NULL, "roots/list",
 		    "the client did not declare roots");
@@ -520,9 +554,9 @@ mcp__clientreq_roots_changed(struct session *s)
 
 /* Loop, when a call is queued: what the client lets it ask. */
 int
-mcp__clientreq_caps(const struct session *s)
+mcp__caps_bits(const json_t *caps, int version)
 {
-	json_t	*caps = s->client_caps, *e;
+	json_t	*e;
 	int	 bits = 0;
 
 	if (json_is_object(json_object_get(caps, "sampling")))
@@ -536,10 +570,16 @@ mcp__clientreq_caps(const struct session *s)
 		    json_object_get(e, "form") != NULL)
 			bits |= MCP_CAP_ELICIT_FORM;
 		if (json_object_get(e, "url") != NULL &&
-		    s->version >= MCP_V20251125)
+		    version >= MCP_V20251125)
 			bits |= MCP_CAP_ELICIT_URL;
 	}
 	return bits;
+}
+
+int
+mcp__clientreq_caps(const struct session *s)
+{
+	return mcp__caps_bits(s->client_caps, s->version);
 }
 
 /* ---- the setup calls: a failure before the server runs is kept and

@@ -170,15 +170,22 @@ ended(struct mcp_call *c, int outcome, int code)
 }
 
 static void
-reply_error(struct session *s, struct batch *bt, const json_t *id, int code,
-    const char *msg)
+reply_error_data(struct session *s, struct batch *bt, const json_t *id,
+    int code, const char *msg, const json_t *data)
 {
 	struct buf	 b = { 0 };
 
 	count(s, MO_ERROR, code);
-	if (mcp__rpc_error(&b, id, code, msg, NULL) == MCP_OK)
+	if (mcp__rpc_error(&b, id, code, msg, data) == MCP_OK)
 		reply(s, bt, id, &b);
 	mcp__buf_free(&b);
+}
+
+static void
+reply_error(struct session *s, struct batch *bt, const json_t *id, int code,
+    const char *msg)
+{
+	reply_error_data(s, bt, id, code, msg, NULL);
 }
 
 static void
@@ -188,6 +195,14 @@ reply_result_new(struct session *s, struct batch *bt, const json_t *id,
 	struct buf	 b = { 0 };
 
 	if (result == NULL) {
+		reply_error(s, bt, id, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+		return;
+	}
+	/* A modern request's result says what it is and who answers. */
+	if (s->era != NULL &&
+	    mcp__era_result(s->srv, result, s->era->cache) != MCP_OK) {
+		json_decref(result);
 		reply_error(s, bt, id, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
 		return;
@@ -332,12 +347,14 @@ reply_no_resource(struct session *s, struct batch *bt, const json_t *id,
 	struct buf	 b = { 0 };
 	json_t		*data;
 	char		 msg[200];
+	/* 2026-07-28 retired -32002: a missing resource is a bad param. */
+	int		 code = s->era != NULL ? MCP_RPC_INVALID_PARAMS :
+	    MCP_RPC_RESOURCE_NOT_FOUND;
 
 	snprintf(msg, sizeof(msg), "resource not found: %.150s", uri);
 	data = json_pack("{s:s}", "uri", uri);
-	count(s, MO_ERROR, MCP_RPC_RESOURCE_NOT_FOUND);
-	if (mcp__rpc_error(&b, id, MCP_RPC_RESOURCE_NOT_FOUND, msg, data) ==
-	    MCP_OK)
+	count(s, MO_ERROR, code);
+	if (mcp__rpc_error(&b, id, code, msg, data) == MCP_OK)
 		reply(s, bt, id, &b);
 	mcp__buf_free(&b);
 	json_decref(data);
@@ -747,6 +764,8 @@ timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		rc = mcp__buf_addstr(&b, msg, strlen(msg));
 	if (rc == MCP_OK)
 		rc = mcp__buf_adds(&b, "}],\"isError\":true}}");
+	if (rc == MCP_OK && c->version == MCP_V20260728)
+		rc = mcp__era_dress_buf(c->sess->srv, &b, ERA_CACHE_NONE);
 	if (rc == MCP_OK) {
 		saved = c->sess->route;
 		c->sess->route = c->route;
@@ -1068,6 +1087,96 @@ notification(struct session *s, struct rpc_fields *f,
 
 /* ---- dispatch --------------------------------------------------------- */
 
+/* A new reference to the _meta of F's params, or NULL. */
+static json_t *
+meta_of(struct rpc_fields *f)
+{
+	struct json_perr e;
+
+	if (f->praw != NULL)
+		return f->meta_len > 0 ? mcp__json_parse(f->praw +
+		    f->meta_off, f->meta_len, &e) : NULL;
+	return json_incref(json_object_get(f->params, "_meta"));
+}
+
+/*
+ * A 2026-07-28 request (era.c): a session of the modern HTTP POST's, or
+ * a request whose _meta names a protocolVersion on one that did not
+ * initialize (stdio). Its _meta says all; nothing is kept from one
+ * request to the next. It is served by the same methods as the others,
+ * with the session's version, log level and capabilities set to the
+ * request's while it is dispatched (queued calls copy them). Returns 0
+ * for a legacy request, left to the caller; 1 when it was handled.
+ */
+static int
+era_request(struct session *s, struct rpc_fields *f,
+    const struct rpc_msg *m, const char *key, uint32_t hash)
+{
+	struct era_req	 er;
+	const char	*method = m->method;
+	json_t		*meta, *data;
+	char		 why[200];
+	int		 code, version, level, caps;
+
+	/* A legacy stateless POST's: the transport said it is no modern
+	 * one, so its _meta is not even read. */
+	if (!s->era_only && s->implicit)
+		return 0;
+	meta = meta_of(f);
+	if (!s->era_only && !mcp__era_is_modern(meta)) {
+		json_decref(meta);
+		return 0;
+	}
+	code = mcp__era_check(meta, &er, &data, why, sizeof(why));
+	if (code == 0 && !mcp__era_method(method, &er.cache)) {
+		code = MCP_RPC_METHOD_NOT_FOUND;
+		snprintf(why, sizeof(why), "method not found: %.100s", method);
+	}
+	if (code != 0) {
+		reply_error_data(s, NULL, m->id, code, why, data);
+		json_decref(data);
+		json_decref(meta);
+		return 1;
+	}
+	version = s->version;
+	level = s->log_level;
+	caps = s->caps;
+	s->version = er.version;
+	/* Opened as a 2026-07-28 session: what mcp_session_protocol says. */
+	if (!s->info->opened)
+		mcp__session_open(s);
+	s->log_level = er.log_level;
+	s->caps = er.caps;
+	s->era = &er;
+	if (strcmp(method, "server/discover") == 0)
+		reply_result_new(s, NULL, m->id, mcp__era_discover(s->srv));
+	else if (strcmp(method, "tools/call") == 0)
+		do_tools_call(s, NULL, f, key, hash);
+	else if (strcmp(method, "tools/list") == 0)
+		do_list(s, NULL, m->id, params_of(f), -1);
+	else if (strcmp(method, "resources/list") == 0)
+		do_list(s, NULL, m->id, params_of(f), FEAT_RESOURCE);
+	else if (strcmp(method, "resources/templates/list") == 0)
+		do_list(s, NULL, m->id, params_of(f), FEAT_TEMPLATE);
+	else if (strcmp(method, "prompts/list") == 0)
+		do_list(s, NULL, m->id, params_of(f), FEAT_PROMPT);
+	else if (strcmp(method, "resources/read") == 0)
+		do_read(s, NULL, f, key, hash);
+	else if (strcmp(method, "prompts/get") == 0)
+		do_prompt_get(s, NULL, f, key, hash);
+	else if (s->srv->feat.complete_fn != NULL)
+		do_complete(s, NULL, f, key, hash);
+	else
+		reply_error(s, NULL, m->id, MCP_RPC_METHOD_NOT_FOUND,
+		    "method not found: completion/complete");
+	s->era = NULL;
+	s->version = version;
+	s->log_level = level;
+	s->caps = caps;
+	json_decref(meta);
+	return 1;
+}
+
 static void
 request(struct session *s, struct batch *bt, struct rpc_fields *f,
     const struct rpc_msg *m)
@@ -1090,6 +1199,11 @@ request(struct session *s, struct batch *bt, struct rpc_fields *f,
 		    "request id is already in flight");
 		return;
 	}
+	/* 2026-07-28: never on a session that initialized (legacy). */
+	if (!s->initialized && bt == NULL && s->srv->relay == NULL &&
+	    strcmp(method, "initialize") != 0 && era_request(s, f, m, key,
+	    hash))
+		return;
 	if (strcmp(method, "ping") == 0) {
 		reply_result_new(s, bt, m->id, json_object());
 		return;
@@ -1332,6 +1446,12 @@ mcp__protocol_complete(struct mcp_call *c)
 			    c->rpc_code != 0 ? MO_ERROR : c->is_error ?
 			    MO_IS_ERROR : MO_OK, c->out == NULL ?
 			    MCP_RPC_INTERNAL_ERROR : c->rpc_code);
+		if (c->out != NULL && c->version == MCP_V20260728 &&
+		    mcp__era_dress(s->srv, &c->out, &c->outlen, c->kind ==
+		    CALL_READ ? ERA_CACHE_READ : ERA_CACHE_NONE) != MCP_OK) {
+			free(c->out);
+			c->out = NULL;
+		}
 		if (c->kind == CALL_ROOTS) {
 			;	/* a notification's callback: no answer */
 		} else if (c->out == NULL) {

@@ -381,6 +381,7 @@ struct mcp_call {
 	int		 has_text;
 	int		 rpc_code;
 	char		*rpc_msg;
+	const char	*need_cap;	/* -32021: the capability missing */
 	/* The serialised response, handed back to the loop. */
 	char		*out;
 	size_t		 outlen;
@@ -525,6 +526,8 @@ struct mcp_call *mcp__pool_stop(struct pool *p) MCP_HIDDEN;
 struct client_req;
 struct session;
 int	 mcp__clientreq_caps(const struct session *s) MCP_HIDDEN;
+/* The MCP_CAP_* bits of a client's capabilities object, at VERSION. */
+int	 mcp__caps_bits(const json_t *caps, int version) MCP_HIDDEN;
 void	 mcp__clientreq_send(struct mcp_call *n) MCP_HIDDEN;
 void	 mcp__clientreq_answer(struct session *s, struct rpc_fields *f)
 	    MCP_HIDDEN;
@@ -598,6 +601,10 @@ struct session {
 	char				 id[40];	/* the transport's id, for the log */
 	struct identity			*ident;		/* its latest request's */
 	struct mcp_session		*info;		/* for its calls */
+	int				 era_only;	/* 2026-07-28 requests only
+							   (a modern HTTP POST) */
+	struct era_req			*era;		/* the modern request being
+							   handled, or NULL */
 };
 
 struct session *mcp__session_new(struct mcp_server *srv,
@@ -629,6 +636,52 @@ void	 mcp__session_open(struct session *s) MCP_HIDDEN;
  * taken): its calls carry it. The first one binds S to its subject. */
 void	 mcp__session_identify(struct session *s, struct identity *id)
 	    MCP_HIDDEN;
+
+/* ---- era.c: protocol 2026-07-28, request by request ------------------ */
+
+/* What a modern request's _meta says. VNAME is borrowed from it. */
+struct era_req {
+	const char	*vname;		/* the protocolVersion asked for */
+	int		 version;	/* MCP_V20260728 once accepted */
+	int		 log_level;	/* syslog number; -1: none asked for */
+	int		 caps;		/* MCP_CAP_* declared */
+	int		 cache;		/* ERA_CACHE_*, the method's */
+};
+
+#define ERA_CACHE_NONE	0
+#define ERA_CACHE_LIST	1	/* lists and server/discover */
+#define ERA_CACHE_READ	2	/* resources/read */
+
+/* Does params._meta META name a protocolVersion (a modern request)? */
+int	 mcp__era_is_modern(const json_t *meta) MCP_HIDDEN;
+/* Checks the required fields of META and its logLevel: 0 and ER filled,
+ * or MCP_RPC_INVALID_PARAMS with WHY. */
+int	 mcp__era_meta(const json_t *meta, struct era_req *er, char *why,
+	    size_t whylen) MCP_HIDDEN;
+/* 0 when VNAME is served per request, else MCP_RPC_UNSUPPORTED_VERSION
+ * with WHY and *DATA (a new reference: supported and requested). */
+int	 mcp__era_version(const char *vname, json_t **data, char *why,
+	    size_t whylen) MCP_HIDDEN;
+/* Both of the above, in that order. */
+int	 mcp__era_check(const json_t *meta, struct era_req *er, json_t **data,
+	    char *why, size_t whylen) MCP_HIDDEN;
+/* Adds resultType, _meta's serverInfo and (CACHE) ttlMs and cacheScope
+ * to RESULT (borrowed). MCP_ENOMEM, or MCP_OK. */
+int	 mcp__era_result(const struct mcp_server *srv, json_t *result,
+	    int cache) MCP_HIDDEN;
+/* The same for a serialised response *OUT (malloc'd, replaced); an
+ * error response is left as it is. */
+int	 mcp__era_dress(const struct mcp_server *srv, char **out,
+	    size_t *outlen, int cache) MCP_HIDDEN;
+/* The same for the response in B. */
+int	 mcp__era_dress_buf(const struct mcp_server *srv, struct buf *b,
+	    int cache) MCP_HIDDEN;
+/* server/discover's result, dressed; NULL when out of memory. */
+json_t	*mcp__era_discover(const struct mcp_server *srv) MCP_HIDDEN;
+/* 1 when METHOD exists in this era (*CACHE: its ERA_CACHE_*), else 0. */
+int	 mcp__era_method(const char *method, int *cache) MCP_HIDDEN;
+/* The params member that Mcp-Name mirrors for METHOD, or NULL. */
+const char *mcp__era_name_of(const char *method) MCP_HIDDEN;
 
 /* ---- relay.c: the methods answered by a relay (mcp_server_set_relay) */
 

@@ -112,6 +112,7 @@ static void	 st_hold(struct session *, void *, int);
 static void	 st_close(struct session *, void *);
 static void	 st_end(struct session *);
 static int	 ending_done(struct ssess *, double);
+static unsigned	 era_status(const struct route *, const char *, size_t);
 
 static const struct session_ops st_ops = {
 	st_send,
@@ -868,6 +869,7 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 	struct buf		 body = { 0 };
 	enum MHD_Result		 rc;
 	unsigned		 status = MHD_HTTP_OK;
+	unsigned		 era;
 	const char		*ctype, *d, *p;
 	size_t			 n = r->log.len - r->log.off;
 	char			 head[96];
@@ -879,16 +881,17 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 	 * type, so an empty event stream, with no id to resume it by.
 	 */
 	d = n > 0 ? r->log.data + r->log.off : NULL;
+	era = n > 0 ? era_status(r, d, n) : 0;
 	ctype = r->json ? "application/json" : "text/event-stream";
 	if (n == 0 && r->requests) {
 		ctype = "text/event-stream";	/* in every mode */
 	} else if (n == 0) {
 		status = MHD_HTTP_ACCEPTED;
 		ctype = NULL;
-	} else if (r->bad) {
+	} else if (r->bad || era != 0) {
 		/* The error as plain JSON: the SSE framing stripped. The log
 		 * is not a C string: every search is bounded. */
-		status = MHD_HTTP_BAD_REQUEST;
+		status = r->bad ? MHD_HTTP_BAD_REQUEST : era;
 		ctype = "application/json";
 		if (!r->json && (p = memfind(d, n, "data: ", 6)) != NULL) {
 			n -= (size_t)(p + 6 - d);
@@ -1125,6 +1128,191 @@ peek(const char *body, size_t len)
 	return kind;
 }
 
+
+/* ---- protocol 2026-07-28 (era.c): stateless POSTs ---------------------- */
+
+#define ERA_KEY	"io.modelcontextprotocol/protocolVersion"
+
+/*
+ * Is a POST without a session a 2026-07-28 one? It is when its
+ * MCP-Protocol-Version says 2026-07-28, or when its params._meta names a
+ * protocolVersion (then its headers are checked, and a missing one is
+ * its client's error). Any other version in the header alone is a
+ * legacy client's mistake, answered as before. initialize is never one:
+ * it opens a legacy session, whatever its headers say.
+ */
+static int
+era_post(const char *hv, const char *body, size_t len)
+{
+	json_t		*whole, *meta;
+	struct json_perr e;
+	int		 modern;
+
+	if ((hv == NULL || strcmp(hv, "2026-07-28") != 0) &&
+	    memfind(body, len, ERA_KEY, sizeof(ERA_KEY) - 1) == NULL)
+		return 0;
+	if (peek(body, len) == PEEK_INITIALIZE)
+		return 0;
+	if (hv != NULL && strcmp(hv, "2026-07-28") == 0)
+		return 1;
+	whole = mcp__json_parse(body, len, &e);
+	meta = json_object_get(json_object_get(whole, "params"), "_meta");
+	modern = mcp__era_is_modern(meta);
+	json_decref(whole);
+	return modern;
+}
+
+/* A header value as the spec allows it: visible ASCII, space and tab. */
+static int
+header_ok(const char *v)
+{
+	for (; *v != '\0'; v++)
+		if ((*v < 0x20 || *v > 0x7e) && *v != '\t')
+			return 0;
+	return 1;
+}
+
+/*
+ * Does header value HV (plain, or "=?base64?...?=") say exactly the N
+ * bytes of WANT?
+ */
+static int
+header_says(const char *hv, const char *want, size_t n)
+{
+	size_t	 hl = strlen(hv), dl;
+	char	*d;
+	int	 same;
+
+	if (hl >= 11 && strncmp(hv, "=?base64?", 9) == 0 &&
+	    strcmp(hv + hl - 2, "?=") == 0) {
+		d = mcp__base64_decode(hv + 9, hl - 11, &dl);
+		same = d != NULL && dl == n && memcmp(d, want, n) == 0;
+		free(d);
+		return same;
+	}
+	return hl == n && memcmp(hv, want, n) == 0;
+}
+
+/*
+ * The checks a 2026-07-28 POST passes before the protocol sees it, in
+ * the spec's order of what can be said: its _meta (-32602), its
+ * MCP-Protocol-Version against the _meta's (-32020), the version
+ * (-32022), then Mcp-Method and Mcp-Name against the body (-32020).
+ * Each failure is a 400 with the JSON-RPC error, answered here; returns
+ * 1 then, 0 when the POST goes on. What is no request (bad JSON, a
+ * notification) goes on too: the protocol layer answers it as always.
+ */
+static int
+era_refused(struct MHD_Connection *conn, struct req *rq, const char *body,
+    size_t len, enum MHD_Result *rc)
+{
+	struct era_req	 er;
+	struct json_perr e;
+	struct buf	 b = { 0 };
+	json_t		*whole, *params, *id, *data = NULL, *v;
+	const char	*method, *hm, *hn, *member;
+	char		 why[200];
+	int		 code;
+
+	whole = mcp__json_parse(body, len, &e);
+	id = json_object_get(whole, "id");
+	method = json_string_value(json_object_get(whole, "method"));
+	if (!json_is_object(whole) || method == NULL ||
+	    !(json_is_string(id) || json_is_integer(id))) {
+		json_decref(whole);
+		return 0;
+	}
+	params = json_object_get(whole, "params");
+	hm = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Mcp-Method");
+	hn = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Mcp-Name");
+	member = mcp__era_name_of(method);
+	v = member != NULL ? json_object_get(params, member) : NULL;
+	code = mcp__era_meta(json_object_get(params, "_meta"), &er, why,
+	    sizeof(why));
+	if (code == 0 && (rq->version == NULL ||
+	    strcmp(rq->version, er.vname) != 0)) {
+		code = MCP_RPC_HEADER_MISMATCH;
+		snprintf(why, sizeof(why), "Header mismatch: %s", rq->version ==
+		    NULL ? "MCP-Protocol-Version header is required" :
+		    "MCP-Protocol-Version header does not match _meta's "
+		    "protocolVersion");
+	}
+	if (code == 0)
+		code = mcp__era_version(er.vname, &data, why, sizeof(why));
+	if (code == 0 && (hm == NULL || !header_ok(hm) ||
+	    strcmp(hm, method) != 0)) {
+		code = MCP_RPC_HEADER_MISMATCH;
+		snprintf(why, sizeof(why), "Header mismatch: %s", hm == NULL ?
+		    "Mcp-Method header is required" : "Mcp-Method header "
+		    "value does not match the body's method");
+	}
+	if (code == 0 && member != NULL && (hn == NULL || !header_ok(hn) ||
+	    !json_is_string(v) || !header_says(hn, json_string_value(v),
+	    json_string_length(v)))) {
+		code = MCP_RPC_HEADER_MISMATCH;
+		snprintf(why, sizeof(why), "Header mismatch: %s", hn == NULL ?
+		    "Mcp-Name header is required" : "Mcp-Name header value "
+		    "does not match the body's params");
+	}
+	if (code == 0) {
+		json_decref(whole);
+		return 0;
+	}
+	if (mcp__rpc_error(&b, id, code, why, data) == MCP_OK)
+		*rc = mcp__http_reply(conn, 400, "application/json", b.data,
+		    b.len, rq->origin);
+	else
+		*rc = MHD_NO;
+	mcp__buf_free(&b);
+	json_decref(data);
+	json_decref(whole);
+	return 1;
+}
+
+/* A GET or DELETE of a 2026-07-28 client (no session): 405, as the
+ * spec asks of a server with no streams and sessions in that era. */
+static int
+era_get(struct MHD_Connection *conn, const char *sid)
+{
+	const char	*hv;
+
+	hv = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+	    "MCP-Protocol-Version");
+	return (sid == NULL || sid[0] == '\0') && hv != NULL &&
+	    strcmp(hv, "2026-07-28") == 0;
+}
+
+/*
+ * The HTTP status of a 2026-07-28 answer sent whole (the N bytes at D,
+ * one error): 404 for an unknown method, 400 for a capability the
+ * client did not declare; 0 for the usual 200.
+ */
+static unsigned
+era_status(const struct route *r, const char *d, size_t n)
+{
+	static const char	 key[] = "\"error\":{\"code\":";
+	const char		*p;
+	char			 num[8];
+	size_t			 k;
+
+	if (!r->ss->sess->era_only || !r->failed || r->nnote > 0 ||
+	    r->nfinal != 1)
+		return 0;
+	p = memfind(d, n, key, sizeof(key) - 1);
+	if (p == NULL)
+		return 0;
+	p += sizeof(key) - 1;
+	k = (size_t)(d + n - p) < sizeof(num) - 1 ? (size_t)(d + n - p) :
+	    sizeof(num) - 1;
+	memcpy(num, p, k);
+	num[k] = '\0';
+	if (strncmp(num, "-32601", 6) == 0)
+		return MHD_HTTP_NOT_FOUND;
+	if (strncmp(num, "-32021", 6) == 0)
+		return MHD_HTTP_BAD_REQUEST;
+	return 0;
+}
+
 static enum MHD_Result
 st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 {
@@ -1157,7 +1345,19 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		mcp__http_refused(h, ML_MAX_SESSIONS);
 		return reply_rpc(conn, 503, why, rq->origin);
 	}
-	if (h->conf->stateless) {
+	if (rq->sid[0] == '\0' && h->srv->relay == NULL &&
+	    era_post(rq->version, body, len)) {
+		/* 2026-07-28: no session, no event ids, nothing kept. */
+		if (era_refused(conn, rq, body, len, &rc))
+			return rc;
+		ss = ssess_new(h, 1);
+		if (ss == NULL)
+			return reply_rpc(conn, 500, "out of memory",
+			    rq->origin);
+		ss->sess->implicit = 1;
+		ss->sess->era_only = 1;
+		ss->sess->version = MCP_V20260728;
+	} else if (h->conf->stateless) {
 		if ((why = check_version(rq->version, &version)) != NULL)
 			return reply_rpc(conn, 400, why, rq->origin);
 		ss = ssess_new(h, 1);
@@ -1316,7 +1516,7 @@ st_get(struct http *h, struct MHD_Connection *conn, const char *sid,
 	size_t		 k;
 	enum MHD_Result	 rc = MHD_NO;
 
-	if (h->conf->stateless)
+	if (h->conf->stateless || era_get(conn, sid))
 		return not_allowed(conn, origin);
 	if (!accepts(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 	    "Accept"), "text/event-stream"))
@@ -1382,7 +1582,7 @@ st_delete(struct http *h, struct MHD_Connection *conn,
 	struct ssess	*ss;
 	enum MHD_Result	 rc = MHD_NO;
 
-	if (h->conf->stateless)
+	if (h->conf->stateless || era_get(conn, sid))
 		return not_allowed(conn, origin);
 	ss = session_of(h, conn, sid, MHD_lookup_connection_value(conn,
 	    MHD_HEADER_KIND, "MCP-Protocol-Version"), origin, &rc);
