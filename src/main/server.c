@@ -282,6 +282,9 @@ mcp_server_new(const char *name, const char *version)
 	host->stdio_in = STDIN_FILENO;
 	host->stdio_out = STDOUT_FILENO;
 	srv->max_subscriptions = MCP_DEF_MAX_SUBS;
+	srv->task_ttl_ms = MCP_DEF_TASK_TTL;
+	srv->max_tasks = MCP_DEF_MAX_TASKS;
+	srv->max_task_bytes = MCP_DEF_TASK_BYTES;
 	host->hconf.base_path = strdup("");
 	host->hconf.keepalive = MCP_DEF_KEEPALIVE;
 	host->hconf.max_sessions = MCP_DEF_MAX_SESSIONS;
