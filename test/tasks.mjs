@@ -24,6 +24,10 @@
 //            params.task ignored
 //   drop     (http) tasks/result's stream cut by the client; the answer
 //            fetched on a new POST
+//   term     (http) SIGTERM with a task running: the drain waits for it
+//
+// At the end every server gets SIGTERM and must exit 0 (under the
+// sanitizers, a leak would make it fail).
 //
 // Prints TAP; exits 1 if an assertion failed. TASK_SERVER names another
 // binary (the sanitizer build); MCP_TIME_SCALE stretches the time bounds.
@@ -33,9 +37,9 @@
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { diag, errText, globalTimeout, is, ok, sleep, tap, textOf } from './node/harness.mjs';
+import { diag, errText, globalTimeout, is, ok, sleep, tap, textOf, within } from './node/harness.mjs';
 import {
-	RawStdio, closeSdk, end, httpServerFor, openSdk, sdk, show, stderrLog,
+	RawStdio, closeSdk, end, httpServerFor, openSdk, sdk, show, startHttp,
 } from './node/mcp-clients.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -47,7 +51,7 @@ const T = ms => ms * SCALE;
 const want = process.argv.slice(2);
 const ALL_KINDS = ['stdio', 'http'];
 const KINDS = ALL_KINDS.filter(k => !want.some(a => ALL_KINDS.includes(a)) || want.includes(k));
-const ALL_GROUPS = ['basic', 'wait', 'cancel', 'rules', 'ttl', 'limits', 'legacy', 'drop'];
+const ALL_GROUPS = ['basic', 'wait', 'cancel', 'rules', 'ttl', 'limits', 'legacy', 'drop', 'term'];
 const GROUPS = ALL_GROUPS.filter(g => !want.some(a => ALL_GROUPS.includes(a)) || want.includes(g));
 
 const {
@@ -381,7 +385,25 @@ async function drop(kind) {
 	    ['slept 1500', id], 'a new POST of tasks/result gets the answer', again);
 }
 
-const GROUP_FNS = { basic, wait, cancel, rules, ttl, limits, legacy, drop };
+// SIGTERM with a task's call running: the drain waits for it, as for a
+// plain call, and the server exits 0 (a sanitizer build: no leak).
+async function term(kind) {
+	if (kind !== 'http')
+		return;
+	const srv = await startHttp(TASK, ARGS, 'http term');
+	const s = await rawHttp(srv.base, '2025-11-25');
+	const c = await s.post('tools/call', { name: 'slow', arguments: { ms: 800 }, task: {} });
+	ok(typeof c.msg?.result?.task?.taskId === 'string', 'a task is running', c);
+	const t0 = Date.now();
+	srv.p.child.kill('SIGTERM');
+	const exit = await within(srv.p.exited, T(5000));
+	const took = Date.now() - t0;
+	is(exit, { code: 0, signal: null }, 'SIGTERM: the server exits 0');
+	ok(took >= 500, 'after the task\'s call has finished (the drain waits for it)',
+	    `${took} ms`);
+}
+
+const GROUP_FNS = { basic, wait, cancel, rules, ttl, limits, legacy, drop, term };
 
 for (const kind of KINDS)
 	for (const g of GROUPS) {
@@ -401,5 +423,17 @@ for (const c of conns)
 		await closeSdk(c);
 	else
 		await c.raw.close();
+for (const c of conns) {
+	const p = c.p ?? c.raw?.p;
+	if (p !== undefined)
+		is(await within(p.exited, T(5000)), { code: 0, signal: null },
+		    `${p.child.spawnargs.slice(1).join(' ')}: exits 0`);
+}
+for (const [args, started] of servers) {
+	const { p } = await started;
+	p.child.kill('SIGTERM');
+	is(await within(p.exited, T(5000)), { code: 0, signal: null },
+	    `http ${args}: exits 0 on SIGTERM`);
+}
 clearTimeout(globalTimer);
 end();

@@ -159,6 +159,8 @@ check_drained(struct mcp_server *srv)
 		return;
 	if (host->stdio != NULL && !mcp__stdio_idle(host->stdio))
 		return;
+	if (mcp__tasks_running(srv))
+		return;
 	if (!mcp__http_drained(host->http))
 		return;
 	host->stopped = 1;

@@ -502,10 +502,10 @@ task_created(struct session *s, struct batch *bt, const json_t *id,
     struct task *t)
 {
 	mcp__task_link(t);
-	reply_result_new(s, bt, id, json_pack("{s:o*}", "task",
-	    mcp__task_json(t)));
 	/* The call is counted when it ends, not as this answer. */
 	s->srv->metrics.cur = -1;
+	reply_result_new(s, bt, id, json_pack("{s:o*}", "task",
+	    mcp__task_json(t)));
 }
 
 /*

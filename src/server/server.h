@@ -717,6 +717,9 @@ int	 mcp__task_answer(const struct task *t, const json_t *id,
 /* Loop: a page of S's tasks (tasks/list), as tools/list. */
 json_t	*mcp__tasks_list(struct session *s, const char *cursor, int limit,
 	    int *bad) MCP_HIDDEN;
+/* Loop: is a task's call still owed its answer? A drain waits for it:
+ * it holds no stream that the transports would count. */
+int	 mcp__tasks_running(struct mcp_server *srv) MCP_HIDDEN;
 /* Loop: S ends: every task of it goes. */
 void	 mcp__tasks_close(struct session *s) MCP_HIDDEN;
 

@@ -347,6 +347,24 @@ mcp__tasks_list(struct session *s, const char *cursor, int limit, int *bad)
 	    list_json, bad);
 }
 
+int
+mcp__tasks_running(struct mcp_server *srv)
+{
+	struct session	*s;
+	struct entry	*e;
+	struct task	*t;
+
+	if (srv->ntasks == 0)
+		return 0;
+	for (s = srv->sessions; s != NULL; s = s->snext)
+		for (e = s->tasks.head; e != NULL; e = e->next) {
+			t = (struct task *)e;
+			if (t->call != NULL && !t->call->dropped)
+				return 1;
+		}
+	return 0;
+}
+
 void
 mcp__tasks_close(struct session *s)
 {
