@@ -20,6 +20,7 @@
 //   ttl      a short ttl expires (-32602 afterwards); a long one is
 //            clamped to --task-ttl
 //   limits   --max-tasks and --max-task-bytes
+//   timeout  --tool-timeout ends a task's call: the task fails
 //   legacy   a 2025-06-18 session: no tasks capability, no execution,
 //            params.task ignored
 //   drop     (http) tasks/result's stream cut by the client; the answer
@@ -51,7 +52,8 @@ const T = ms => ms * SCALE;
 const want = process.argv.slice(2);
 const ALL_KINDS = ['stdio', 'http'];
 const KINDS = ALL_KINDS.filter(k => !want.some(a => ALL_KINDS.includes(a)) || want.includes(k));
-const ALL_GROUPS = ['basic', 'wait', 'cancel', 'rules', 'ttl', 'limits', 'legacy', 'drop', 'term'];
+const ALL_GROUPS = ['basic', 'wait', 'cancel', 'rules', 'ttl', 'limits', 'timeout', 'legacy', 'drop',
+    'term'];
 const GROUPS = ALL_GROUPS.filter(g => !want.some(a => ALL_GROUPS.includes(a)) || want.includes(g));
 
 const {
@@ -385,6 +387,25 @@ async function drop(kind) {
 	    ['slept 1500', id], 'a new POST of tasks/result gets the answer', again);
 }
 
+// The tool's time limit binds a task's call as a plain one.
+async function timeout(kind) {
+	const conn = await open(kind, ['--tool-timeout', '300']);
+	const before = Number(textOf(await conn.client.callTool({ name: 'stopped' })));
+	const task = await createTask(conn, 'slow', { ms: 5000 });
+	const t0 = Date.now();
+	const r = await resultOf(conn, task.taskId);
+	const took = Date.now() - t0;
+	ok(took < T(2500) && r.isError === true && /timed out/.test(textOf(r)),
+	    'past --tool-timeout: the task\'s result is the timeout\'s isError', r, `${took} ms`);
+	is((await tasks(conn).getTask(task.taskId)).status, 'failed', 'and the task failed');
+	let after = before;
+	for (let i = 0; i < 50 && after === before; i++) {
+		await sleep(20);
+		after = Number(textOf(await conn.client.callTool({ name: 'stopped' })));
+	}
+	is(after, before + 1, 'the callback was told to stop');
+}
+
 // SIGTERM with a task's call running: the drain waits for it, as for a
 // plain call, and the server exits 0 (a sanitizer build: no leak).
 async function term(kind) {
@@ -403,7 +424,7 @@ async function term(kind) {
 	    `${took} ms`);
 }
 
-const GROUP_FNS = { basic, wait, cancel, rules, ttl, limits, legacy, drop, term };
+const GROUP_FNS = { basic, wait, cancel, rules, ttl, limits, timeout, legacy, drop, term };
 
 for (const kind of KINDS)
 	for (const g of GROUPS) {

@@ -5,7 +5,7 @@
 # (test/tasks.mjs, Node 20, from test/node/node_modules). Prints TAP
 # only; the exit status is the Node script's.
 #
-#   test/tasks.sh [stdio|http] [basic|wait|cancel|rules|ttl|limits|legacy|drop] ...
+#   test/tasks.sh [stdio|http] [basic|wait|cancel|rules|ttl|limits|timeout|legacy|drop|term] ...
 #
 # With MCP_BUILD=build/san (make SANITIZE=1) the time bounds are
 # stretched for the slower build; test/run.sh counts the sanitizers'
