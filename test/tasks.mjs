@@ -320,8 +320,14 @@ async function rawHttp(base, version) {
 	let id = 1;
 	return {
 		init: init.msgs?.find(m => m.id === 0),
-		post: (method, params, onreq) => rawPost(url, { jsonrpc: '2.0', id: ++id, method, params },
-		    h, onreq).then(r => ({ ...r, msg: r.msgs?.find(m => m.id === id) })),
+		post: (method, params, onreq) => {
+			const my = ++id;
+			return rawPost(url, { jsonrpc: '2.0', id: my, method, params }, h, onreq)
+			    .then(r => ({ ...r, id: my, msg: r.msgs?.find(m => m.id === my) }));
+		},
+		// A request with the id ID, used before.
+		postAs: (my, method, params) => rawPost(url, { jsonrpc: '2.0', id: my, method, params }, h)
+		    .then(r => ({ ...r, msg: r.msgs?.find(m => m.id === my) })),
 	};
 }
 
@@ -372,6 +378,8 @@ async function drop(kind) {
 	const c = await s.post('tools/call', { name: 'slow', arguments: { ms: 1500 }, task: {} });
 	const id = c.msg?.result?.task?.taskId;
 	ok(typeof id === 'string', 'raw HTTP: the CreateTaskResult', c);
+	const reuse = await s.postAs(c.id, 'ping', {});
+	is(reuse.msg?.result, {}, 'the tools/call\'s id is free again once answered', reuse);
 	// tasks/result on a stream the client cuts after 200 ms, as a client
 	// with a short timeout would.
 	let cut;

@@ -578,6 +578,13 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	c->ident = mcp__identity_ref(s->ident);
 	c->hash = hash;
 	memcpy(c->key, key, sizeof(c->key));
+	if (task != NULL) {
+		/* Not the request's id, which is answered now: no id of the
+		 * client's ("i", "s") can name it. */
+		c->key[0] = 'T';
+		memcpy(c->key + 1, task->id, sizeof(task->id));
+		c->hash = mcp__hash(c->key);
+	}
 	mcp__session_track(s, c);
 	if (task != NULL) {
 		;	/* its answer goes to the task */
