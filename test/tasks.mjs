@@ -180,6 +180,16 @@ async function wait(kind) {
 	is(textOf(r), 'slept 700', 'and then answers with its result');
 	const again = await resultOf(conn, task.taskId);
 	is(textOf(again), 'slept 700', 'tasks/result can be asked again');
+	// The SDK's own flow: create, poll tasks/get (pollInterval), fetch.
+	const kinds = [];
+	let last;
+	for await (const m of tasks(conn).callToolStream({ name: 'slow', arguments: { ms: 100 } },
+	    CallToolResultSchema, { task: { ttl: 5000 } })) {
+		kinds.push(m.type);
+		last = m;
+	}
+	ok(kinds[0] === 'taskCreated' && kinds.at(-1) === 'result' && textOf(last.result) === 'slept 100',
+	    'the SDK\'s callToolStream: taskCreated, then the result', kinds, last);
 }
 
 async function cancel(kind) {
