@@ -63,13 +63,14 @@ TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -Isrc -Itest -pthread \
 # $(B)/obj/<layer>/ and $(B)/pic/<layer>/.
 CORE_SRCS = src/core/buf.c src/core/base64.c src/core/log.c \
 	src/core/version.c src/core/json.c src/core/schema.c src/core/decl.c \
-	src/core/table.c \
+	src/core/table.c src/core/random.c \
 	src/core/systemd.c
 RPC_SRCS = src/rpc/jsonrpc.c src/rpc/frame.c
 SERVER_SRCS = src/server/registry.c src/server/features.c \
 	src/server/pool.c src/server/call.c src/server/session.c \
 	src/server/protocol.c src/server/clientreq.c src/server/metrics.c \
-	src/server/relay.c src/server/args.c src/server/era.c
+	src/server/relay.c src/server/args.c src/server/era.c \
+	src/server/tasks.c
 CLIENT_SRCS = src/client/client.c src/client/stdio.c src/client/http.c
 TRANSPORT_SRCS = src/transport/transport_stdio.c src/transport/http.c \
 	src/transport/transport_sse.c src/transport/transport_streamable.c
@@ -116,7 +117,8 @@ configure: configure.ac include/mcp.h
 WHO_SERVER = $(if $(CRYPTO_LIBS),$(B)/who-server)
 
 build: $(B)/libmcp.a $(B)/libmcp.so $(TOOLS) $(UNIT_TESTS) $(B)/feat-server $(B)/sdrun \
-	$(B)/client-api $(B)/flags-server $(B)/decl-server $(B)/loop-server $(WHO_SERVER)
+	$(B)/client-api $(B)/flags-server $(B)/decl-server $(B)/loop-server \
+	$(B)/task-server $(WHO_SERVER)
 
 $(B)/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(@D)
@@ -216,6 +218,12 @@ $(B)/decl-server: test/decl-server.c $(B)/libmcp.a
 # The server of test/loop.sh, loop tools (MCP_TOOL_LOOP): built, never
 # installed.
 $(B)/loop-server: test/loop-server.c $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+# The server of test/tasks.sh, tools run as tasks: built, never
+# installed.
+$(B)/task-server: test/task-server.c $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 

@@ -212,6 +212,11 @@ json_t	*mcp__table_list(struct table *t, const char *member,
 /* FNV-1a; the sessions and streams hash their ids with it too. */
 uint32_t mcp__hash(const char *s) MCP_HIDDEN;
 
+/* ---- random.c ------------------------------------------------------- */
+
+/* 128 bits from the CSPRNG as 32 hex digits, in OUT[33]: 0, or -1. */
+int	 mcp__random_id(char *out) MCP_HIDDEN;
+
 /* ---- systemd.c: socket activation and the notify socket ------------- */
 
 /* A socket passed by systemd: named NAME, or the first (NULL); -1. */

@@ -46,6 +46,9 @@ static const struct option longopts[] = {
 	{ "tool-timeout",	required_argument,	NULL, OPT_SET },
 	{ "max-batch",		required_argument,	NULL, OPT_SET },
 	{ "max-subscriptions",	required_argument,	NULL, OPT_SET },
+	{ "task-ttl",		required_argument,	NULL, OPT_SET },
+	{ "max-tasks",		required_argument,	NULL, OPT_SET },
+	{ "max-task-bytes",	required_argument,	NULL, OPT_SET },
 	{ "stream-after-ms",	required_argument,	NULL, OPT_SET },
 	{ "auth-scopes",	required_argument,	NULL, OPT_SET },
 	{ "base-path",		required_argument,	NULL, OPT_SET },
@@ -104,6 +107,10 @@ static const char options_text[] =
 "  --tool-timeout MS       time limit for a tool call, 0 for none (default: %d)\n"
 "  --max-batch N           messages in a JSON-RPC batch (default: %d)\n"
 "  --max-subscriptions N   resources/subscribe per session (default: %d)\n"
+"  --task-ttl MS           the longest a task and its result are kept\n"
+"                          (default: %d)\n"
+"  --max-tasks N           tasks kept by the server (default: %d)\n"
+"  --max-task-bytes BYTES  bytes of task results kept (default: %zu)\n"
 "HTTP:\n"
 "  --base-path PATH        serve under PATH, e.g. /mcp-demo (default: none)\n"
 "  --keepalive SECONDS     SSE keepalive comment interval (default: %d)\n"
@@ -326,7 +333,8 @@ help(struct mcp_server *srv, const char *prog, struct buf *b)
 		    host->workers, host->max_workers, srv->max_message,
 		    srv->queue_size, srv->page_size, host->grace_ms,
 		    srv->tool_timeout_ms, srv->max_batch,
-		    srv->max_subscriptions, c->keepalive,
+		    srv->max_subscriptions, srv->task_ttl_ms,
+		    srv->max_tasks, srv->max_task_bytes, c->keepalive,
 		    c->max_sessions, c->max_inflight, c->max_queued,
 		    c->request_timeout, c->idle_timeout, c->max_per_ip,
 		    c->event_log, c->session_timeout, c->sse_retry,

@@ -159,6 +159,8 @@ check_drained(struct mcp_server *srv)
 		return;
 	if (host->stdio != NULL && !mcp__stdio_idle(host->stdio))
 		return;
+	if (mcp__tasks_running(srv))
+		return;
 	if (!mcp__http_drained(host->http))
 		return;
 	host->stopped = 1;
@@ -282,6 +284,9 @@ mcp_server_new(const char *name, const char *version)
 	host->stdio_in = STDIN_FILENO;
 	host->stdio_out = STDOUT_FILENO;
 	srv->max_subscriptions = MCP_DEF_MAX_SUBS;
+	srv->task_ttl_ms = MCP_DEF_TASK_TTL;
+	srv->max_tasks = MCP_DEF_MAX_TASKS;
+	srv->max_task_bytes = MCP_DEF_TASK_BYTES;
 	host->hconf.base_path = strdup("");
 	host->hconf.keepalive = MCP_DEF_KEEPALIVE;
 	host->hconf.max_sessions = MCP_DEF_MAX_SESSIONS;

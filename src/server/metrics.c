@@ -115,8 +115,9 @@ mcp__metrics_call(struct mcp_server *srv, struct mcp_call *c, int outcome,
 
 	if (!srv->metrics.on || c->kind == CALL_ROOTS)
 		return;
-	mcp__metrics_answer(&srv->metrics, c->kind == CALL_RELAY ?
-	    mcp__metrics_method(c->method) : kinds[c->kind], outcome, code);
+	mcp__metrics_answer(&srv->metrics, c->kind == CALL_RELAY ||
+	    c->kind == CALL_WAIT ? mcp__metrics_method(c->method) :
+	    kinds[c->kind], outcome, code);
 	if (c->kind != CALL_TOOL || c->tool == NULL)
 		return;
 	/* Written once: the tool's other members are read by workers, and

@@ -160,7 +160,8 @@ ended(struct mcp_call *c, int outcome, int code)
 	lf.outcome = what[outcome];
 	lf.duration_ms = (ev_now(srv->loop) - c->queued_at) * 1000;
 	lf.bytes_in = lf.bytes_out = -1;
-	name = c->kind == CALL_RELAY ? c->method : methods[c->kind];
+	name = c->kind == CALL_RELAY || c->kind == CALL_WAIT ? c->method :
+	    methods[c->kind];
 	if (outcome == MO_ERROR)
 		mcp__log_fields(MCP_LOG_INFO, &lf, "%s: error %d", name, code);
 	else
@@ -290,6 +291,15 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 	if (scaps != NULL && srv->feat.complete_fn != NULL &&
 	    s->version >= MCP_V20250326)
 		json_object_set_new(scaps, "completions", json_object());
+	/* Tasks: 2025-11-25 on, on a session that outlives its requests,
+	 * and when some tool may be called as one. */
+	if (scaps != NULL && s->version >= MCP_V20251125 && !s->implicit &&
+	    mcp__registry_tasks(&srv->reg)) {
+		s->tasks_on = 1;
+		json_object_set_new(scaps, "tasks", json_pack("{s:{}, s:{}, "
+		    "s:{s:{s:{}}}}", "list", "cancel", "requests", "tools",
+		    "call"));
+	}
 	res = json_pack("{s:s, s:o, s:o*}", "protocolVersion",
 	    mcp__version_str(s->version), "capabilities", scaps,
 	    "serverInfo", info);
@@ -489,6 +499,32 @@ run_here(struct session *s, struct mcp_call *c, const char *text,
 		arm(srv, c);
 }
 
+/* C's task, not yet kept, goes with C: the request was refused. */
+static void
+task_abandon(struct mcp_call *c)
+{
+	if (c == NULL || c->task == NULL)
+		return;
+	c->task->call = NULL;
+	mcp__task_free(c->task, NULL);
+	c->task = NULL;
+}
+
+/*
+ * A task's call is on its way: the task is kept from now on, and the
+ * request (ID) is answered with the CreateTaskResult.
+ */
+static void
+task_created(struct session *s, struct batch *bt, const json_t *id,
+    struct task *t)
+{
+	mcp__task_link(t);
+	/* The call is counted when it ends, not as this answer. */
+	s->srv->metrics.cur = -1;
+	reply_result_new(s, bt, id, json_pack("{s:o*}", "task",
+	    mcp__task_json(t)));
+}
+
 /*
  * Queues C (a tool, read, get or complete call whose entry is set) with
  * the request's params as text; the worker builds them. With LOOP (a
@@ -503,6 +539,7 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	struct buf	 text = { 0 };
 	char		 msgbuf[120];
 	int		 borrow = loop && f->praw != NULL;
+	struct task	*task = c != NULL ? c->task : NULL;
 
 	if (c != NULL && borrow) {
 		;	/* read in place by run_here */
@@ -515,17 +552,32 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 		c->ptext = mcp__buf_steal(&text, &c->ptextlen);
 	mcp__buf_free(&text);
 	if (c == NULL || (c->ptext == NULL && !borrow)) {
+		task_abandon(c);
 		mcp__call_free(c);
 		reply_error(s, bt, f->id, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
 		return MCP_ENOMEM;
 	}
 	if (too_many(s, bt, f->id)) {
+		task_abandon(c);
 		mcp__call_free(c);
 		return MCP_ESTATE;
 	}
-	c->id = f->id;
-	f->id = NULL;
+	if (task != NULL) {
+		/* The request is answered with the CreateTaskResult; the
+		 * call is the task's, known by its id, on no stream. */
+		c->id = json_string(task->id);
+		if (c->id == NULL) {
+			task_abandon(c);
+			mcp__call_free(c);
+			reply_error(s, bt, f->id, MCP_RPC_INTERNAL_ERROR,
+			    "out of memory");
+			return MCP_ENOMEM;
+		}
+	} else {
+		c->id = f->id;
+		f->id = NULL;
+	}
 	if (f->praw != NULL) {
 		c->spans = 1;
 		c->args_off = f->args_off;
@@ -543,8 +595,17 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	c->ident = mcp__identity_ref(s->ident);
 	c->hash = hash;
 	memcpy(c->key, key, sizeof(c->key));
+	if (task != NULL) {
+		/* Not the request's id, which is answered now: no id of the
+		 * client's ("i", "s") can name it. */
+		c->key[0] = 'T';
+		memcpy(c->key + 1, task->id, sizeof(task->id));
+		c->hash = mcp__hash(c->key);
+	}
 	mcp__session_track(s, c);
-	if (bt != NULL) {
+	if (task != NULL) {
+		;	/* its answer goes to the task */
+	} else if (bt != NULL) {
 		c->batch = bt;
 		bt->refs++;
 		bt->pending++;
@@ -553,17 +614,25 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 		s->ops->hold(s, c->route, 1);
 	}
 	if (loop) {
+		if (task != NULL)
+			task_created(s, bt, f->id, task);
 		run_here(s, c, borrow ? f->praw : NULL, f->prawlen);
 		return MCP_OK;
 	}
 	if (mcp__pool_submit(&s->srv->pool, c) == MCP_OK) {
+		/* Before any answer of the call: the loop sees completions
+		 * only once this request has been handled. */
+		if (task != NULL)
+			task_created(s, bt, f->id, task);
 		mcp__pool_queued(&s->srv->pool);
 		arm(s->srv, c);
 		return MCP_OK;
 	}
 	snprintf(msgbuf, sizeof(msgbuf), "server busy: %d calls queued, try "
 	    "again later", s->srv->queue_size);
-	reply_error(s, bt, c->id, MCP_RPC_SERVER_BUSY, msgbuf);
+	reply_error(s, bt, task != NULL ? f->id : c->id, MCP_RPC_SERVER_BUSY,
+	    msgbuf);
+	task_abandon(c);
 	release(s, &c->route);
 	mcp__session_untrack(s, c);
 	s->pending--;
@@ -766,7 +835,9 @@ timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		rc = mcp__buf_adds(&b, "}],\"isError\":true}}");
 	if (rc == MCP_OK && c->version == MCP_V20260728)
 		rc = mcp__era_dress_buf(c->sess->srv, &b, ERA_CACHE_NONE);
-	if (rc == MCP_OK) {
+	if (rc == MCP_OK && c->task != NULL) {
+		mcp__task_finish(c->task, b.data, b.len);
+	} else if (rc == MCP_OK) {
 		saved = c->sess->route;
 		c->sess->route = c->route;
 		reply(c->sess, c->batch, c->id, &b);
@@ -775,6 +846,78 @@ timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	mcp__buf_free(&b);
 	mcp__protocol_drop(c);
 	mcp__server_check_drained(c->sess->srv);
+}
+
+/* Does the text hold "task" (quotes included)? memmem is no POSIX. */
+static int
+names_task(const char *p, size_t len)
+{
+	const char	*q, *end = p + len;
+
+	while (len >= 6 && (q = memchr(p, '"', len - 5)) != NULL) {
+		if (memcmp(q, "\"task\"", 6) == 0)
+			return 1;
+		p = q + 1;
+		len = (size_t)(end - p);
+	}
+	return 0;
+}
+
+/*
+ * A tools/call on a session that has tasks: is params.task there, and
+ * may it be (execution.taskSupport)? The raw params are parsed only when
+ * they name "task" somewhere. 0 with *TP the task object (or NULL) and
+ * *TTL what it asked for (-1: nothing); -1 when the request has been
+ * answered with an error.
+ */
+static int
+task_param(struct session *s, struct batch *bt, struct rpc_fields *f,
+    struct tool *t, unsigned flags, json_t **tp, long long *ttl)
+{
+	json_t		*v;
+	char		 msg[200];
+	double		 d;
+
+	*tp = NULL;
+	if (f->praw == NULL || names_task(f->praw, f->prawlen))
+		*tp = json_object_get(params_of(f), "task");
+	if (*tp == NULL && (flags & MCP_TOOL_TASK_REQUIRED)) {
+		snprintf(msg, sizeof(msg), "tool %.100s must be called as a "
+		    "task (execution.taskSupport is \"required\")", t->name);
+		reply_error(s, bt, f->id, MCP_RPC_METHOD_NOT_FOUND, msg);
+		return -1;
+	}
+	if (*tp == NULL)
+		return 0;
+	if ((flags & MCP_TOOL_TASKS) == 0) {
+		snprintf(msg, sizeof(msg), "tool %.100s cannot be called as a "
+		    "task (execution.taskSupport is \"forbidden\")", t->name);
+		reply_error(s, bt, f->id, MCP_RPC_METHOD_NOT_FOUND, msg);
+		return -1;
+	}
+	v = json_object_get(*tp, "ttl");
+	if (!json_is_object(*tp) || (v != NULL && !json_is_null(v) &&
+	    (!json_is_number(v) || json_number_value(v) < 0))) {
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS,
+		    "tools/call: task must be an object, and its ttl a "
+		    "number of milliseconds");
+		return -1;
+	}
+	if (json_is_number(v)) {
+		d = json_number_value(v);
+		*ttl = d > 9e15 ? (long long)9e15 : (long long)d;
+	}
+	if (s->srv->ntasks >= s->srv->max_tasks ||
+	    s->srv->task_bytes >= s->srv->max_task_bytes) {
+		snprintf(msg, sizeof(msg), "server busy: %d tasks kept, "
+		    "holding %zu bytes of results: at most %d tasks and %zu "
+		    "bytes (--max-tasks, --max-task-bytes); try again later",
+		    s->srv->ntasks, s->srv->task_bytes, s->srv->max_tasks,
+		    s->srv->max_task_bytes);
+		reply_error(s, bt, f->id, MCP_RPC_SERVER_BUSY, msg);
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -788,10 +931,13 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 {
 	struct mcp_call	*c;
 	struct tool	*t;
-	json_t		*name, *args;
+	struct task	*task = NULL;
+	json_t		*name, *args, *tp = NULL;
 	const char	*tname;
 	char		 msgbuf[200];
 	int		 kind, args_kind, ms;
+	unsigned	 flags;
+	long long	 ttl = -1;
 
 	if (f->praw != NULL) {
 		kind = f->tname_kind;
@@ -825,22 +971,32 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS, msgbuf);
 		return;
 	}
+	/* The tool's flags as they are now: this call runs where it starts. */
+	flags = atomic_load_explicit(&t->flags, memory_order_relaxed);
+	if (s->tasks_on && task_param(s, bt, f, t, flags, &tp, &ttl) != 0) {
+		mcp__tool_unref(t);
+		return;
+	}
 	c = mcp__call_new();
-	if (c == NULL) {
+	if (c == NULL || (tp != NULL &&
+	    (task = mcp__task_new(s, ttl)) == NULL)) {
+		mcp__call_free(c);
 		mcp__tool_unref(t);
 		reply_error(s, bt, f->id, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
 		return;
 	}
 	c->tool = t;
+	if (task != NULL) {
+		c->task = task;
+		task->call = c;
+	}
 	ms = atomic_load(&t->timeout_ms);
 	if (ms == 0)
 		ms = s->srv->tool_timeout_ms;
 	if (ms > 0)
 		c->timeout = ms / 1000.0;
-	/* The tool's flags as they are now: this call runs where it starts. */
-	(void)submit(s, bt, f, key, hash, c, (atomic_load_explicit(&t->flags,
-	    memory_order_relaxed) & MCP_TOOL_LOOP) != 0);
+	(void)submit(s, bt, f, key, hash, c, (flags & MCP_TOOL_LOOP) != 0);
 }
 
 /* ---- relay mode: the methods are the relay's (relay.c) --------------- */
@@ -1008,6 +1164,10 @@ drop(struct mcp_call *c, const char *reason)
 		c->batch = NULL;
 		mcp__relay_dropped(c, reason);	/* frees C */
 		mcp__session_unref(s);
+	} else if (c->kind == CALL_WAIT) {
+		/* Nothing runs for it: it ends here. */
+		mcp__task_unwait(c);
+		mcp__protocol_complete(c);
 	}
 }
 
@@ -1033,7 +1193,8 @@ mcp__protocol_drop_route(struct session *s, void *route)
 	for (i = 0; i < s->nbuckets; i++)
 		for (c = s->buckets[i]; c != NULL; c = next) {
 			next = c->hnext;
-			if (!c->dropped && (c->route == route ||
+			if (!c->dropped && route != NULL &&
+			    (c->route == route ||
 			    (c->batch != NULL && c->batch->route == route))) {
 				relayed = c->kind == CALL_RELAY;
 				mcp__protocol_drop(c);
@@ -1083,6 +1244,135 @@ notification(struct session *s, struct rpc_fields *f,
 	else
 		MCP_LOG(MCP_LOG_DEBUG, "ignoring notification %.80s",
 		    m->method);
+}
+
+/* ---- tasks/get, tasks/result, tasks/list, tasks/cancel --------------- */
+
+/* The task params.taskId names, or NULL when the request (F) has been
+ * answered with -32602. */
+static struct task *
+task_of(struct session *s, struct batch *bt, struct rpc_fields *f,
+    const char *method)
+{
+	struct task	*t;
+	const char	*id;
+	char		 msg[200];
+
+	id = mcp__json_cstr(json_object_get(params_of(f), "taskId"));
+	if (id == NULL) {
+		snprintf(msg, sizeof(msg), "tasks/%s: taskId must be a "
+		    "string", method);
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS, msg);
+		return NULL;
+	}
+	t = mcp__task_find(s, id);
+	if (t == NULL) {
+		snprintf(msg, sizeof(msg), "tasks/%s: task not found (or "
+		    "expired): %.64s", method, id);
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS, msg);
+	}
+	return t;
+}
+
+/*
+ * tasks/result for T, not yet terminal: the request waits, tracked like
+ * a call (so that it can be cancelled, is cut with its stream, and is
+ * counted by a drain), until T ends.
+ */
+static void
+task_wait(struct session *s, struct rpc_fields *f, const char *key,
+    uint32_t hash, struct task *t)
+{
+	struct mcp_call	*c;
+
+	if (too_many(s, NULL, f->id))
+		return;
+	c = mcp__call_new();
+	if (c == NULL || (c->method = strdup("tasks/result")) == NULL) {
+		mcp__call_free(c);
+		reply_error(s, NULL, f->id, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+		return;
+	}
+	c->kind = CALL_WAIT;
+	c->id = f->id;
+	f->id = NULL;
+	c->srv = s->srv;
+	c->version = s->version;
+	c->hash = hash;
+	c->queued_at = ev_now(s->srv->loop);
+	memcpy(c->key, key, sizeof(c->key));
+	copy_rid(c);
+	mcp__session_track(s, c);
+	if (s->route != NULL && s->ops->hold != NULL) {
+		c->route = s->route;
+		s->ops->hold(s, c->route, 1);
+	}
+	s->srv->metrics.cur = -1;	/* counted when it ends */
+	mcp__task_wait(t, c);
+}
+
+/* The tasks/ METHOD: 0 when it is one (and has been handled), -1 if
+ * not (method not found). Tasks exist in no batch (2025-11-25 has none),
+ * so BT is NULL but for a stray one. */
+static int
+do_tasks(struct session *s, struct batch *bt, struct rpc_fields *f,
+    const char *method, const char *key, uint32_t hash)
+{
+	struct task	*t;
+	struct buf	 b = { 0 };
+	const char	*cursor;
+	json_t		*cur, *res;
+	char		 msg[120];
+	int		 bad, code;
+
+	if (strcmp(method, "list") == 0) {
+		cur = json_object_get(params_of(f), "cursor");
+		cursor = mcp__json_cstr(cur);
+		res = NULL;
+		bad = cur != NULL && cursor == NULL;
+		if (!bad)
+			res = mcp__tasks_list(s, cursor, s->srv->page_size,
+			    &bad);
+		if (bad)
+			reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS,
+			    "tasks/list: invalid cursor");
+		else
+			reply_result_new(s, bt, f->id, res);
+		return 0;
+	}
+	if (strcmp(method, "get") != 0 && strcmp(method, "result") != 0 &&
+	    strcmp(method, "cancel") != 0)
+		return -1;
+	if ((t = task_of(s, bt, f, method)) == NULL)
+		return 0;
+	if (strcmp(method, "get") == 0) {
+		reply_result_new(s, bt, f->id, mcp__task_json(t));
+	} else if (strcmp(method, "cancel") == 0) {
+		if (mcp__task_terminal(t)) {
+			snprintf(msg, sizeof(msg), "tasks/cancel: task %s is "
+			    "already %s", t->id, t->status ==
+			    TASK_COMPLETED ? "completed" : t->status ==
+			    TASK_FAILED ? "failed" : "cancelled");
+			reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS, msg);
+			return 0;
+		}
+		mcp__task_cancel(t);
+		reply_result_new(s, bt, f->id, mcp__task_json(t));
+	} else if (!mcp__task_terminal(t) && bt == NULL) {
+		task_wait(s, f, key, hash, t);
+	} else if (!mcp__task_terminal(t)) {
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_REQUEST,
+		    "tasks/result cannot wait inside a batch");
+	} else if (mcp__task_answer(t, f->id, &b, &code) == MCP_OK) {
+		count(s, code != 0 ? MO_ERROR : MO_OK, code);
+		reply(s, bt, f->id, &b);
+	} else {
+		reply_error(s, bt, f->id, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+	}
+	mcp__buf_free(&b);
+	return 0;
 }
 
 /* ---- dispatch --------------------------------------------------------- */
@@ -1251,6 +1541,9 @@ request(struct session *s, struct batch *bt, struct rpc_fields *f,
 		do_complete(s, bt, f, key, hash);
 	} else if (strcmp(method, "logging/setLevel") == 0) {
 		do_set_level(s, bt, m->id, params_of(f));
+	} else if (s->tasks_on && strncmp(method, "tasks/", 6) == 0 &&
+	    do_tasks(s, bt, f, method + 6, key, hash) == 0) {
+		;	/* answered, or waiting for its task */
 	} else {
 		snprintf(why, sizeof(why), "method not found: %.100s", method);
 		reply_error(s, bt, m->id, MCP_RPC_METHOD_NOT_FOUND, why);
@@ -1425,6 +1718,22 @@ mcp__protocol_input(struct session *s, const char *data, size_t len,
 
 /* ---- completions ------------------------------------------------------ */
 
+/* C, a task's call, came back (or ran out of memory making its answer). */
+static void
+task_answered(struct mcp_call *c)
+{
+	struct buf	 b = { 0 };
+
+	if (c->out != NULL) {
+		mcp__task_finish(c->task, c->out, c->outlen);
+		return;
+	}
+	if (mcp__rpc_error(&b, c->id, MCP_RPC_INTERNAL_ERROR, "out of memory",
+	    NULL) == MCP_OK)
+		mcp__task_finish(c->task, b.data, b.len);
+	mcp__buf_free(&b);
+}
+
 void
 mcp__protocol_complete(struct mcp_call *c)
 {
@@ -1435,6 +1744,19 @@ mcp__protocol_complete(struct mcp_call *c)
 	if (s->reqs.count > 0)
 		mcp__clientreq_drop(s, c);
 	mcp__session_untrack(s, c);
+	if (c->kind == CALL_TOOL && c->task != NULL) {
+		c->task->call = NULL;
+		if (!c->dropped) {
+			/* A task's call: its answer is the task's. */
+			s->pending--;
+			ended(c, c->out == NULL || c->rpc_code != 0 ?
+			    MO_ERROR : c->is_error ? MO_IS_ERROR : MO_OK,
+			    c->out == NULL ? MCP_RPC_INTERNAL_ERROR :
+			    c->rpc_code);
+			task_answered(c);
+			goto done;
+		}
+	}
 	if (c->dropped) {
 		if (c->out != NULL || s->closed)
 			MCP_LOG(MCP_LOG_INFO, "dropping the result of "
@@ -1469,6 +1791,7 @@ mcp__protocol_complete(struct mcp_call *c)
 			batch_flush(c->batch);
 		}
 	}
+done:
 	batch_unref(c->batch);
 	mcp__call_free(c);
 	mcp__session_unref(s);
@@ -1492,6 +1815,21 @@ mcp__protocol_note(struct mcp_call *n)
 		mcp__session_send(s, n->out, n->outlen);
 	s->route = saved;
 	mcp__call_free(n);
+}
+
+#define ABORTED	"server shutting down: the call did not finish within the " \
+		"grace period"
+
+/* The grace period is over for C, a task's call: the task fails. */
+static void
+task_aborted(struct mcp_call *c)
+{
+	struct buf	 b = { 0 };
+
+	if (mcp__rpc_error(&b, c->id, MCP_RPC_INTERNAL_ERROR, ABORTED,
+	    NULL) == MCP_OK)
+		mcp__task_finish(c->task, b.data, b.len);
+	mcp__buf_free(&b);
 }
 
 /*
@@ -1522,12 +1860,17 @@ mcp__protocol_abort(struct session *s)
 			s->route = c->route;
 			ended(c, MO_ERROR,
 			    MCP_RPC_INTERNAL_ERROR);
-			reply_error(s, bt, c->id, MCP_RPC_INTERNAL_ERROR,
-			    "server shutting down: the call did not finish "
-			    "within the grace period");
+			if (c->task != NULL && c->kind == CALL_TOOL)
+				task_aborted(c);
+			else
+				reply_error(s, bt, c->id,
+				    MCP_RPC_INTERNAL_ERROR, ABORTED);
 			s->route = saved;
 			c->batch = NULL;
-			relayed = c->kind == CALL_RELAY;
+			/* A relayed call, a waiter, or a task's call (whose
+			 * waiters are answered) may take others with it. */
+			relayed = c->kind == CALL_RELAY ||
+			    c->kind == CALL_WAIT || c->task != NULL;
 			drop(c, "the server is shutting down");
 			if (relayed)	/* as in mcp__protocol_drop_route */
 				next = i < s->nbuckets ? s->buckets[i] : NULL;

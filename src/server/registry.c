@@ -334,7 +334,9 @@ tool_flags(mcp_server *srv, const char *name, unsigned flags)
 
 	if (srv == NULL)
 		return MCP_ENOMEM;
-	if (name == NULL || (flags & ~(unsigned)MCP_TOOL_LOOP) != 0)
+	if (name == NULL || (flags & ~(unsigned)(MCP_TOOL_LOOP |
+	    MCP_TOOL_TASK_OPTIONAL | MCP_TOOL_TASK_REQUIRED)) != 0 ||
+	    (flags & MCP_TOOL_TASKS) == MCP_TOOL_TASKS)
 		return MCP_EINVAL;
 	pthread_mutex_lock(&srv->reg.lock);
 	t = lookup(&srv->reg, name);
@@ -351,6 +353,7 @@ tool_json(const struct entry *e, int version)
 {
 	const struct tool	*t = (const struct tool *)e;
 	json_t			*o;
+	unsigned		 tasks;
 
 	o = json_pack("{s:s, s:O}", "name", t->name, "inputSchema",
 	    t->input_schema);
@@ -367,7 +370,28 @@ tool_json(const struct entry *e, int version)
 		json_object_set(o, "annotations", t->annotations);
 	if (t->icons != NULL && version >= MCP_V20251125)
 		json_object_set(o, "icons", t->icons);
+	tasks = atomic_load_explicit(&t->flags, memory_order_relaxed) &
+	    MCP_TOOL_TASKS;
+	if (tasks != 0 && version >= MCP_V20251125)
+		json_object_set_new(o, "execution", json_pack("{s:s}",
+		    "taskSupport", tasks == MCP_TOOL_TASK_REQUIRED ?
+		    "required" : "optional"));
 	return o;
+}
+
+/* Does any tool allow tasks (MCP_TOOL_TASK_*)? Any thread. */
+int
+mcp__registry_tasks(struct registry *r)
+{
+	struct entry	*e;
+	int		 any = 0;
+
+	pthread_mutex_lock(&r->lock);
+	for (e = r->tools.head; e != NULL && !any; e = e->next)
+		any = (atomic_load(&((struct tool *)e)->flags) &
+		    MCP_TOOL_TASKS) != 0;
+	pthread_mutex_unlock(&r->lock);
+	return any;
 }
 
 /* tools/list; the cursors are table.c's. */

@@ -40,6 +40,10 @@
 #define MCP_DEF_MAX_SUBS	1024	/* resources/subscribe, per session */
 #define MCP_MAX_URI		8192	/* bytes of a subscribed or read uri */
 #define MCP_GROW_AFTER		0.02	/* s a call waits before the pool grows */
+#define MCP_DEF_TASK_TTL	3600000	/* ms a task is kept, at most */
+#define MCP_DEF_MAX_TASKS	1024	/* tasks kept, per server */
+#define MCP_DEF_TASK_BYTES	(64u * 1024 * 1024) /* their results' bytes */
+#define MCP_TASK_POLL_MS	1000	/* the pollInterval suggested */
 
 
 /* ---- registry.c ------------------------------------------------------- */
@@ -74,7 +78,12 @@ struct registry {
 	int		 count;
 };
 
+/* The flags that say a tool may be called as a task. */
+#define MCP_TOOL_TASKS	(MCP_TOOL_TASK_OPTIONAL | MCP_TOOL_TASK_REQUIRED)
+
 int	 mcp__registry_new(struct registry *r) MCP_HIDDEN;
+/* Does any tool allow tasks? Any thread. */
+int	 mcp__registry_tasks(struct registry *r) MCP_HIDDEN;
 void	 mcp__registry_free(struct registry *r) MCP_HIDDEN;
 /* A referenced tool, or NULL. Release with mcp__tool_unref. */
 struct tool *mcp__registry_get(struct registry *r, const char *name)
@@ -248,7 +257,8 @@ enum call_kind {
 	CALL_PROMPT,		/* prompts/get */
 	CALL_COMPLETE,		/* completion/complete */
 	CALL_ROOTS,		/* roots/list_changed: no id, no answer */
-	CALL_RELAY		/* a request a relay answers (relay.c) */
+	CALL_RELAY,		/* a request a relay answers (relay.c) */
+	CALL_WAIT		/* tasks/result, waiting for its task */
 };
 
 struct session;
@@ -330,6 +340,11 @@ struct mcp_call {
 	struct batch	*batch;		/* JSON-RPC batch it belongs to */
 	void		*route;		/* loop: where its messages go */
 	struct tool	*tool;		/* a reference */
+	/* Loop: a task's call, the task it runs for (NULL once the task
+	 * is gone); a CALL_WAIT, the task it waits for, and the next
+	 * waiter of that task. */
+	struct task	*task;
+	struct mcp_call	*wnext;
 	enum call_kind	 kind;
 	struct feat	*feat;		/* a reference; read, get, complete */
 	struct mcp_server *srv;
@@ -605,6 +620,8 @@ struct session {
 							   (a modern HTTP POST) */
 	struct era_req			*era;		/* the modern request being
 							   handled, or NULL */
+	struct table			 tasks;		/* struct task, by id */
+	int				 tasks_on;	/* the capability was declared */
 };
 
 struct session *mcp__session_new(struct mcp_server *srv,
@@ -682,6 +699,81 @@ json_t	*mcp__era_discover(const struct mcp_server *srv) MCP_HIDDEN;
 int	 mcp__era_method(const char *method, int *cache) MCP_HIDDEN;
 /* The params member that Mcp-Name mirrors for METHOD, or NULL. */
 const char *mcp__era_name_of(const char *method) MCP_HIDDEN;
+/* ---- tasks.c: task-augmented tools/call (2025-11-25) --------------- */
+
+enum task_status {
+	TASK_WORKING,
+	TASK_COMPLETED,
+	TASK_FAILED,
+	TASK_CANCELLED
+};
+
+/*
+ * A task: one tools/call that was answered with a CreateTaskResult, its
+ * call (while it runs), the tasks/result requests waiting for it, and
+ * its answer once it has one, until its ttl runs out or its session
+ * ends. In its session's table, keyed by id. Loop thread only.
+ */
+struct task {
+	struct entry		 e;		/* first; e.key is id */
+	char			 id[33];
+	struct session		*sess;		/* not a reference: the
+						   session frees it */
+	int			 linked;	/* in sess->tasks */
+	enum task_status	 status;
+	const char		*message;	/* statusMessage, static */
+	char			*why;		/* ... or this, owned */
+	double			 created;	/* wall clock, s */
+	double			 updated;
+	long long		 ttl_ms;
+	ev_timer		 expire;
+	struct mcp_call		*call;		/* running, or NULL */
+	struct mcp_call		*waiters;	/* CALL_WAIT, by wnext */
+	json_t			*result;	/* the answer's result ... */
+	json_t			*error;		/* ... or its error */
+	size_t			 bytes;		/* counted in srv->task_bytes */
+};
+
+/* Loop: a task for S that asked for TTL ms (-1: none), clamped to
+ * --task-ttl; not yet in S's table. NULL on ENOMEM. */
+struct task *mcp__task_new(struct session *s, long long ttl) MCP_HIDDEN;
+/* Loop: T is accepted: in its session's table, counted, timed. */
+void	 mcp__task_link(struct task *t) MCP_HIDDEN;
+/* Loop: ends T: its call is cancelled, its waiters told it is gone
+ * (WHY), and it is freed. NULL does nothing. */
+void	 mcp__task_free(struct task *t, const char *why) MCP_HIDDEN;
+/* Loop: S's task ID, or NULL. */
+struct task *mcp__task_find(struct session *s, const char *id)
+	    MCP_HIDDEN;
+/* The Task object of T (a new reference; NULL on ENOMEM). */
+json_t	*mcp__task_json(const struct task *t) MCP_HIDDEN;
+static inline int
+mcp__task_terminal(const struct task *t)
+{
+	return t->status != TASK_WORKING;
+}
+/* Loop: T's call answered with the LEN bytes of JSON (a JSON-RPC
+ * response): T is completed or failed, unless it ended already, and
+ * its waiters are answered. */
+void	 mcp__task_finish(struct task *t, const char *json, size_t len)
+	    MCP_HIDDEN;
+/* Loop: tasks/cancel: T is cancelled and its call told to stop. */
+void	 mcp__task_cancel(struct task *t) MCP_HIDDEN;
+/* Loop: W (a CALL_WAIT, tracked) waits for T, or leaves it. */
+void	 mcp__task_wait(struct task *t, struct mcp_call *w) MCP_HIDDEN;
+void	 mcp__task_unwait(struct mcp_call *w) MCP_HIDDEN;
+/* Loop: the answer to tasks/result ID for T, terminal, into B; *CODE
+ * is its error code, 0 for a result. */
+int	 mcp__task_answer(const struct task *t, const json_t *id,
+	    struct buf *b, int *code) MCP_HIDDEN;
+/* Loop: a page of S's tasks (tasks/list), as tools/list. */
+json_t	*mcp__tasks_list(struct session *s, const char *cursor, int limit,
+	    int *bad) MCP_HIDDEN;
+/* Loop: is a task's call still owed its answer? A drain waits for it:
+ * it holds no stream that the transports would count. */
+int	 mcp__tasks_running(struct mcp_server *srv) MCP_HIDDEN;
+/* Loop: S ends: every task of it goes. */
+void	 mcp__tasks_close(struct session *s) MCP_HIDDEN;
 
 /* ---- relay.c: the methods answered by a relay (mcp_server_set_relay) */
 
@@ -828,6 +920,11 @@ struct mcp_server {
 	int			 tool_timeout_ms;
 	int			 max_batch;
 	int			 max_subscriptions;
+	int			 task_ttl_ms;	/* the most a task is kept */
+	int			 max_tasks;
+	size_t			 max_task_bytes;
+	int			 ntasks;	/* loop: kept now, all sessions */
+	size_t			 task_bytes;	/* loop: their results' */
 	struct registry		 reg;
 	struct features		 feat;
 	struct session		*sessions;	/* loop: every session */

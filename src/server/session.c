@@ -85,6 +85,7 @@ mcp__session_new(struct mcp_server *srv, const struct session_ops *ops,
 	s->version = MCP_V_LATEST;
 	s->log_level = MCP_SYSLOG_DEBUG;	/* all, until setLevel */
 	s->max_inflight = MCP_DEF_MAX_INFLIGHT;
+	mcp__table_init(&s->tasks);
 	/* Linked for notifications sent to every session. */
 	s->snext = srv->sessions;
 	if (srv->sessions != NULL)
@@ -107,6 +108,7 @@ mcp__session_unref(struct session *s)
 	if (s == NULL || --s->refs > 0)
 		return;
 	mcp__notify_forget(s);
+	mcp__tasks_close(s);	/* none is left running: calls hold S */
 	if (s->sprev != NULL)
 		s->sprev->snext = s->snext;
 	else if (s->srv->sessions == s)
@@ -149,6 +151,7 @@ mcp__session_close(struct session *s)
 	mcp__notify_forget(s);		/* mcp_server_log_to: MCP_ENOENT */
 	mcp__metrics_session_end(s);
 	mcp__clientreq_drop(s, NULL);	/* waiting callbacks give up */
+	mcp__tasks_close(s);		/* their calls are cancelled */
 	for (i = 0; i < s->nbuckets; i++)
 		for (c = s->buckets[i]; c != NULL; c = next) {
 			next = c->hnext;	/* a relayed call ends here */

@@ -788,26 +788,12 @@ mcp__http_shutdown(struct MHD_Connection *conn)
 		shutdown(info->connect_fd, SHUT_RDWR);
 }
 
-/* A session id: 128 bits from the CSPRNG as 32 hex digits, in OUT[33]. */
+/* A session id: 128 bits from the CSPRNG as 32 hex digits, in OUT[33]
+ * (random.c's, as task ids are). */
 int
 mcp__http_new_id(char *out)
 {
-	unsigned char	 raw[16];
-	size_t		 got = 0;
-	ssize_t		 n;
-	int		 i;
-
-	while (got < sizeof(raw)) {
-		n = getrandom(raw + got, sizeof(raw) - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -1;
-		got += (size_t)n;
-	}
-	for (i = 0; i < 16; i++)
-		snprintf(out + 2 * i, 3, "%02x", raw[i]);
-	return 0;
+	return mcp__random_id(out);
 }
 
 /*

@@ -4,8 +4,9 @@
  * fed arbitrary lines, with tools that produce every kind of result
  * (test/tools.h). The session is a real one whose transport keeps what
  * it is sent; the server's loop runs here (test/driver.h) until every
- * call has come back. Checked: every message sent is JSON; every session
- * is freed once it ends (no call left behind).
+ * call has come back; sleep and structured may, or must, run as tasks.
+ * Checked: every message sent is JSON; every session is freed once it
+ * ends (no call, no task, left behind).
  */
 #include "fuzz.h"
 #include "driver.h"
@@ -62,6 +63,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		d.srv = tools_server();
 		/* Calls of any length come in: cut them at 100 ms. */
 		mcp_server_set_option(d.srv, "tool-timeout", "100");
+		/* Tasks (2025-11-25 sessions): sleep may be one, structured
+		 * must be. */
+		mcp_tool_set_flags(d.srv, "sleep", MCP_TOOL_TASK_OPTIONAL);
+		mcp_tool_set_flags(d.srv, "structured",
+		    MCP_TOOL_TASK_REQUIRED);
 		if (drv_start(&d, d.srv, 0) != MCP_OK)
 			abort();
 	}

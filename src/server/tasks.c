@@ -1,0 +1,374 @@
+/*
+ * tasks.c: the 2025-11-25 Tasks utility, for tools/call. A call made
+ * with params.task is answered at once with a CreateTaskResult, then
+ * runs as any call does (the same pool, time limit, cancellation and
+ * drain); its answer, when it comes, is kept in the task, and
+ * tasks/result hands it out, then or later, on any request of the same
+ * session: a client whose stream was cut comes back for it. A task is
+ * kept until its ttl (at most --task-ttl) runs out or its session ends;
+ * the server keeps at most --max-tasks of them, and --max-task-bytes of
+ * their answers. protocol.c parses the requests; this file owns the
+ * tasks. Loop thread only: workers never see a task, only their call.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "server/server.h"
+
+static const char *const status_names[] = {
+	"working", "completed", "failed", "cancelled"
+};
+
+static void	 expire_cb(struct ev_loop *, ev_timer *, int);
+
+struct task *
+mcp__task_new(struct session *s, long long ttl)
+{
+	struct mcp_server *srv = s->srv;
+	struct task	*t;
+
+	t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return NULL;
+	if (mcp__random_id(t->id) != 0) {
+		mcp_log(MCP_LOG_ERR, "tasks: getrandom failed: no task id");
+		free(t);
+		return NULL;
+	}
+	t->e.key = t->id;
+	t->sess = s;
+	t->status = TASK_WORKING;
+	t->message = "The tool is running.";
+	t->created = t->updated = ev_now(srv->loop);
+	if (ttl < 0 || ttl > srv->task_ttl_ms)
+		ttl = srv->task_ttl_ms;
+	t->ttl_ms = ttl > 0 ? ttl : 1;
+	ev_timer_init(&t->expire, expire_cb, t->ttl_ms / 1000.0, 0.0);
+	t->expire.data = t;
+	return t;
+}
+
+void
+mcp__task_link(struct task *t)
+{
+	struct mcp_server *srv = t->sess->srv;
+
+	if (mcp__table_add(&t->sess->tasks, &t->e) != MCP_OK)
+		return;		/* 128 random bits met twice: not kept */
+	t->linked = 1;
+	srv->ntasks++;
+	ev_timer_start(srv->loop, &t->expire);
+	MCP_LOG(MCP_LOG_INFO, "task %s created, kept %lld ms", t->id,
+	    t->ttl_ms);
+}
+
+struct task *
+mcp__task_find(struct session *s, const char *id)
+{
+	return (struct task *)mcp__table_find(&s->tasks, id);
+}
+
+/* An RFC 3339 UTC time with milliseconds, in OUT[32]. */
+static void
+iso_time(double t, char *out, size_t len)
+{
+	struct tm	 tm;
+	time_t		 secs = (time_t)t;
+	int		 ms = (int)((t - (double)secs) * 1000);
+	size_t		 n;
+
+	if (gmtime_r(&secs, &tm) == NULL) {
+		snprintf(out, len, "1970-01-01T00:00:00Z");
+		return;
+	}
+	n = strftime(out, len, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out + n, len - n, ".%03dZ", ms < 0 ? 0 : ms > 999 ? 999 : ms);
+}
+
+json_t *
+mcp__task_json(const struct task *t)
+{
+	char	 created[32], updated[32];
+
+	iso_time(t->created, created, sizeof(created));
+	iso_time(t->updated, updated, sizeof(updated));
+	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:i}", "taskId", t->id,
+	    "status", status_names[t->status], "statusMessage",
+	    t->why != NULL ? t->why : t->message, "createdAt", created,
+	    "lastUpdatedAt", updated, "ttl", (json_int_t)t->ttl_ms,
+	    "pollInterval", MCP_TASK_POLL_MS);
+}
+
+/* notifications/tasks/status with T as it is now, on its session's own
+ * channel (the stream that asked for the task may be gone). */
+static void
+notify(struct task *t)
+{
+	struct session	*s = t->sess;
+	struct buf	 b = { 0 };
+	void		*saved = s->route;
+	json_t		*n;
+
+	if (s->closed)
+		return;
+	n = json_pack("{s:s, s:s, s:o*}", "jsonrpc", "2.0", "method",
+	    "notifications/tasks/status", "params", mcp__task_json(t));
+	if (n != NULL && mcp__buf_addjson(&b, n) == MCP_OK) {
+		s->route = NULL;
+		mcp__session_sendbuf(s, &b);
+		s->route = saved;
+	}
+	json_decref(n);
+	mcp__buf_free(&b);
+}
+
+int
+mcp__task_answer(const struct task *t, const json_t *id, struct buf *b,
+    int *code)
+{
+	json_t		*res, *meta;
+	const char	*msg;
+	int		 rc;
+
+	if (t->error != NULL || t->result == NULL) {
+		*code = MCP_RPC_INTERNAL_ERROR;
+		msg = "the task was cancelled: it has no result";
+		if (t->error != NULL) {
+			*code = (int)json_integer_value(json_object_get(
+			    t->error, "code"));
+			msg = json_string_value(json_object_get(t->error,
+			    "message"));
+		}
+		return mcp__rpc_error(b, id, *code, msg != NULL ? msg : "",
+		    json_object_get(t->error, "data"));
+	}
+	*code = 0;
+	/* A copy, so that the result kept is never touched. */
+	res = json_copy(t->result);
+	meta = json_object_get(res, "_meta");
+	meta = json_is_object(meta) ? json_copy(meta) : json_object();
+	if (res == NULL || meta == NULL || json_object_set_new(meta,
+	    "io.modelcontextprotocol/related-task", json_pack("{s:s}",
+	    "taskId", t->id)) != 0 || json_object_set_new(res, "_meta",
+	    meta) != 0) {
+		json_decref(res);
+		return MCP_ENOMEM;
+	}
+	rc = mcp__rpc_result(b, id, res);
+	json_decref(res);
+	return rc;
+}
+
+/* Answers W (a CALL_WAIT, out of T's list) with T's answer, or, when
+ * WHY is not NULL, with -32602 WHY: the task is gone. */
+static void
+answer(struct task *t, struct mcp_call *w, const char *why)
+{
+	struct buf	 b = { 0 };
+	int		 code = MCP_RPC_INVALID_PARAMS, rc;
+
+	w->task = NULL;
+	w->wnext = NULL;
+	if (why != NULL)
+		rc = mcp__rpc_error(&b, w->id, code, why, NULL);
+	else
+		rc = mcp__task_answer(t, w->id, &b, &code);
+	if (rc == MCP_OK) {
+		w->out = mcp__buf_steal(&b, &w->outlen);
+		w->rpc_code = code;
+		w->is_error = code == 0 && t->status == TASK_FAILED;
+	}
+	mcp__buf_free(&b);
+	mcp__protocol_complete(w);	/* frees W */
+}
+
+static void
+wake(struct task *t, const char *why)
+{
+	struct mcp_call	*w;
+
+	while ((w = t->waiters) != NULL) {
+		t->waiters = w->wnext;
+		answer(t, w, why);
+	}
+}
+
+void
+mcp__task_finish(struct task *t, const char *json, size_t len)
+{
+	struct mcp_server *srv = t->sess->srv;
+	struct json_perr e;
+	json_t		*resp, *err;
+	char		 msg[200];
+
+	if (mcp__task_terminal(t))
+		return;		/* cancelled, or timed out, first */
+	resp = mcp__json_parse(json, len, &e);
+	err = json_object_get(resp, "error");
+	if (resp == NULL) {
+		t->error = json_pack("{s:i, s:s}", "code",
+		    MCP_RPC_INTERNAL_ERROR, "message", "out of memory");
+	} else if (srv->task_bytes + len > srv->max_task_bytes) {
+		snprintf(msg, sizeof(msg), "the task's result (%zu bytes) "
+		    "would pass the %zu bytes the server keeps for task "
+		    "results (--max-task-bytes)", len, srv->max_task_bytes);
+		t->error = json_pack("{s:i, s:s}", "code",
+		    MCP_RPC_INTERNAL_ERROR, "message", msg);
+		mcp_log(MCP_LOG_NOTICE, "task %s: %s", t->id, msg);
+	} else if (err != NULL) {
+		t->error = json_incref(err);
+		t->bytes = len;
+	} else {
+		t->result = json_incref(json_object_get(resp, "result"));
+		t->bytes = len;
+	}
+	json_decref(resp);
+	srv->task_bytes += t->bytes;
+	if (t->result != NULL && !json_is_true(json_object_get(t->result,
+	    "isError"))) {
+		t->status = TASK_COMPLETED;
+		t->message = "The tool finished.";
+	} else {
+		t->status = TASK_FAILED;
+		t->message = t->result != NULL ?
+		    "The tool reported an error (isError)." :
+		    "The call ended with a JSON-RPC error.";
+		err = json_object_get(t->error, "message");
+		if (json_is_string(err)) {
+			free(t->why);
+			t->why = strdup(json_string_value(err));
+		}
+	}
+	t->updated = ev_now(srv->loop);
+	MCP_LOG(MCP_LOG_INFO, "task %s %s", t->id, status_names[t->status]);
+	notify(t);
+	wake(t, NULL);
+}
+
+void
+mcp__task_cancel(struct task *t)
+{
+	struct mcp_call	*c = t->call;
+
+	t->status = TASK_CANCELLED;
+	t->message = "The task was cancelled by request.";
+	t->updated = ev_now(t->sess->srv->loop);
+	MCP_LOG(MCP_LOG_INFO, "task %s cancelled", t->id);
+	/* The call goes on until its callback returns; its answer is
+	 * dropped. */
+	if (c != NULL && !c->dropped)
+		mcp__protocol_drop(c);
+	notify(t);
+	wake(t, NULL);
+	mcp__server_check_drained(t->sess->srv);
+}
+
+void
+mcp__task_wait(struct task *t, struct mcp_call *w)
+{
+	w->task = t;
+	w->wnext = t->waiters;
+	t->waiters = w;
+}
+
+void
+mcp__task_unwait(struct mcp_call *w)
+{
+	struct mcp_call	**p;
+
+	if (w->task == NULL)
+		return;
+	for (p = &w->task->waiters; *p != NULL; p = &(*p)->wnext)
+		if (*p == w) {
+			*p = w->wnext;
+			break;
+		}
+	w->task = NULL;
+	w->wnext = NULL;
+}
+
+void
+mcp__task_free(struct task *t, const char *why)
+{
+	struct mcp_server *srv;
+	struct mcp_call	*c;
+
+	if (t == NULL)
+		return;
+	srv = t->sess->srv;
+	if (t->linked) {
+		mcp__table_remove(&t->sess->tasks, t->id);
+		srv->ntasks--;
+		ev_timer_stop(srv->loop, &t->expire);
+	}
+	srv->task_bytes -= t->bytes;
+	if ((c = t->call) != NULL) {
+		c->task = NULL;
+		t->call = NULL;
+		if (!c->dropped)
+			mcp__protocol_drop(c);
+	}
+	wake(t, why);
+	json_decref(t->result);
+	json_decref(t->error);
+	free(t->why);
+	free(t);
+}
+
+/* The ttl ran out: the task and its answer go, whatever its status. */
+static void
+expire_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct task	*t = w->data;
+	struct mcp_server *srv = t->sess->srv;
+	char		 why[80];
+
+	(void)loop;
+	(void)revents;
+	MCP_LOG(MCP_LOG_INFO, "task %s expired", t->id);
+	snprintf(why, sizeof(why), "task %s has expired", t->id);
+	mcp__task_free(t, why);
+	mcp__server_check_drained(srv);
+}
+
+static json_t *
+list_json(const struct entry *e, int version)
+{
+	(void)version;
+	return mcp__task_json((const struct task *)e);
+}
+
+json_t *
+mcp__tasks_list(struct session *s, const char *cursor, int limit, int *bad)
+{
+	return mcp__table_list(&s->tasks, "tasks", cursor, limit, 0,
+	    list_json, bad);
+}
+
+int
+mcp__tasks_running(struct mcp_server *srv)
+{
+	struct session	*s;
+	struct entry	*e;
+	struct task	*t;
+
+	if (srv->ntasks == 0)
+		return 0;
+	for (s = srv->sessions; s != NULL; s = s->snext)
+		for (e = s->tasks.head; e != NULL; e = e->next) {
+			t = (struct task *)e;
+			if (t->call != NULL && !t->call->dropped)
+				return 1;
+		}
+	return 0;
+}
+
+void
+mcp__tasks_close(struct session *s)
+{
+	while (s->tasks.head != NULL)
+		mcp__task_free((struct task *)s->tasks.head,
+		    "the task's session ended");
+}
