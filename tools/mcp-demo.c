@@ -180,7 +180,7 @@ main(int argc, char *argv[])
 	srv = mcp_server_new("mcp-demo", MCP_VERSION);
 	mcp_server_set_title(srv, "libmcp demo server");
 	mcp_server_set_instructions(srv, "Tools to try libmcp: echo, add, "
-	    "sleep (cancellable) and fail.");
+	    "sleep (cancellable; it can run as a task) and fail.");
 	rc = mcp_tool_register(srv, "echo", "Returns the text it is given.",
 	    echo_schema, echo, NULL, NULL);
 	if (rc == MCP_OK)
@@ -192,6 +192,9 @@ main(int argc, char *argv[])
 		rc = mcp_tool_register(srv, "sleep", "Sleeps for ms "
 		    "milliseconds; stops early when cancelled.",
 		    sleep_schema, sleep_tool, NULL, NULL);
+	/* A client of 2025-11-25 may run it as a task (tasks/get, tasks/result). */
+	if (rc == MCP_OK)
+		rc = mcp_tool_set_flags(srv, "sleep", MCP_TOOL_TASK_OPTIONAL);
 	if (rc == MCP_OK)
 		rc = mcp_tool_register(srv, "fail", "Returns a tool error "
 		    "with the given message.", fail_schema, fail, NULL, NULL);
