@@ -14,6 +14,7 @@
 // SDK speaks 2026-07-28 yet, hence the raw requests. Prints TAP; exits 1
 // when an assertion fails. Node 20; run from the repository root
 // (test/era.sh does).
+import net from 'node:net';
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -317,6 +318,50 @@ async function httpDemo() {
 	x = await mpost(port, nb, { 'mcp-name': `=?base64?${Buffer.from('demo://greeting/Zoë').toString('base64')}?=` });
 	ok(x.status === 200 && /Zoë/.test(JSON.stringify(x.msg?.result?.contents)),
 	    'resources/read of a non-ASCII uri with a base64 Mcp-Name: 200, its contents', x.summary);
+
+	// The body as the protocol reads it is what the headers are checked
+	// against: ids that only its reader takes (1.0, 1e0, beyond 64
+	// bits), deep nesting, repeated headers; each was once served with
+	// the checks skipped.
+	const meta = JSON.stringify(META());
+	const evil = (id, extra = '') => `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"echo",` +
+	    `"arguments":{"text":"pwned"${extra}},"_meta":${meta}}}`;
+	const raw = async (desc, body, headers) => {
+		const h = { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+			'mcp-protocol-version': V, ...headers };
+		for (const k of Object.keys(h))
+			if (h[k] === undefined)
+				delete h[k];
+		const r = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: h, body });
+		const text = await r.text();
+		let m;
+		try { m = JSON.parse(text); } catch { m = undefined; }
+		ok(r.status === 400 && isErr(m, -32020) && !text.includes('pwned'),
+		    `${desc}: 400 + -32020, not served`, `${r.status} ${text.slice(0, 300)}`);
+	};
+	await raw('id 1.0, Mcp-Method tools/list and Mcp-Name add for a call of echo', evil('1.0'),
+	    { 'mcp-method': 'tools/list', 'mcp-name': 'add' });
+	await raw('id 1e0 and no Mcp-Method or Mcp-Name', evil('1e0'), {});
+	await raw('id 2.0 and no MCP-Protocol-Version header', evil('2.0'),
+	    { 'mcp-protocol-version': undefined, 'mcp-method': 'tools/call', 'mcp-name': 'echo' });
+	await raw('id 123456789012345678901234567890, Mcp-Method tools/list', evil('123456789012345678901234567890'),
+	    { 'mcp-method': 'tools/list', 'mcp-name': 'echo' });
+	await raw('arguments nested 510 deep, Mcp-Method tools/list',
+	    evil('3', `,"x":${'['.repeat(510)}${']'.repeat(510)}`), { 'mcp-method': 'tools/list', 'mcp-name': 'echo' });
+	// Two Mcp-Name lines (fetch would join them): a raw request.
+	const twice = await new Promise((resolve) => {
+		const body = JSON.stringify(req(31, 'tools/call', { name: 'echo', arguments: { text: 'pwned' } }));
+		const sock = net.connect(port, '127.0.0.1', () => sock.end(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n` +
+		    `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+		    `MCP-Protocol-Version: ${V}\r\nMcp-Method: tools/call\r\nMcp-Name: echo\r\nMcp-Name: add\r\n` +
+		    `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`));
+		let got = '';
+		sock.on('data', (d) => { got += d; });
+		sock.on('close', () => resolve(got));
+		sock.on('error', () => resolve(got));
+	});
+	ok(/^HTTP\/1\.1 400/.test(twice) && /-32020/.test(twice) && !twice.includes('pwned'),
+	    'Mcp-Name sent twice (echo, then add): 400 + -32020, not served', twice.slice(0, 400));
 
 	// The _meta, the version, the methods.
 	await hm('no _meta (header 2026-07-28)', req(40, 'tools/list', {}, null), {}, -32602);

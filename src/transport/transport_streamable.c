@@ -24,6 +24,7 @@
 
 #include <microhttpd.h>
 
+#include "rpc/rpc.h"
 #include "transport/http.h"
 
 #define MAX_DONE	16	/* finished routes kept for a replay */
@@ -1193,40 +1194,90 @@ header_says(const char *hv, const char *want, size_t n)
 	return hl == n && memcmp(hv, want, n) == 0;
 }
 
+/* Counts the headers named in ARG (a struct hcount). */
+struct hcount {
+	const char	*name;
+	int		 n;
+};
+
+static enum MHD_Result
+count_header(void *arg, enum MHD_ValueKind kind, const char *key,
+    const char *value)
+{
+	struct hcount	*hc = arg;
+
+	(void)kind;
+	(void)value;
+	if (strcasecmp(key, hc->name) == 0)
+		hc->n++;
+	return MHD_YES;
+}
+
+/* The value of header NAME; NULL when absent, and *TWICE set when it
+ * came more than once (an intermediary may have read another). */
+static const char *
+era_header(struct MHD_Connection *conn, const char *name, int *twice)
+{
+	struct hcount	 hc = { name, 0 };
+
+	MHD_get_connection_values(conn, MHD_HEADER_KIND, count_header, &hc);
+	if (hc.n > 1)
+		*twice = 1;
+	return MHD_lookup_connection_value(conn, MHD_HEADER_KIND, name);
+}
+
 /*
  * The checks a 2026-07-28 POST passes before the protocol sees it, in
  * the spec's order of what can be said: its _meta (-32602), its
  * MCP-Protocol-Version against the _meta's (-32020), the version
  * (-32022), then Mcp-Method and Mcp-Name against the body (-32020).
  * Each failure is a 400 with the JSON-RPC error, answered here; returns
- * 1 then, 0 when the POST goes on. What is no request (bad JSON, a
- * notification) goes on too: the protocol layer answers it as always.
+ * 1 then, 0 when the POST goes on. The body is read by the protocol's
+ * own message reader, so that what is checked here is what is served
+ * (the same id, method and name; a repeated header is a mismatch); what
+ * it does not take for a request (bad JSON, a batch, a notification)
+ * goes on, and the protocol layer answers it as always.
  */
 static int
 era_refused(struct MHD_Connection *conn, struct req *rq, const char *body,
     size_t len, enum MHD_Result *rc)
 {
 	struct era_req	 er;
+	struct rpc_fields f;
 	struct json_perr e;
 	struct buf	 b = { 0 };
-	json_t		*whole, *params, *id, *data = NULL, *v;
-	const char	*method, *hm, *hn, *member;
+	json_t		*whole = NULL, *params, *data = NULL, *v = NULL;
+	const char	*hm, *hn, *member, *name = NULL;
+	size_t		 namelen = 0;
 	char		 why[200];
-	int		 code;
+	int		 code, twice = 0;
 
-	whole = mcp__json_parse(body, len, &e);
-	id = json_object_get(whole, "id");
-	method = json_string_value(json_object_get(whole, "method"));
-	if (!json_is_object(whole) || method == NULL ||
-	    !(json_is_string(id) || json_is_integer(id))) {
+	if (mcp__json_parse_message(body, len, &f, &whole, &e) != 1 ||
+	    f.method != 1 || !f.has_id) {
 		json_decref(whole);
+		mcp__rpc_fields_clear(&f);
 		return 0;
 	}
-	params = json_object_get(whole, "params");
-	hm = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Mcp-Method");
-	hn = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Mcp-Name");
-	member = mcp__era_name_of(method);
-	v = member != NULL ? json_object_get(params, member) : NULL;
+	/* The object the protocol builds from the params text; a params
+	 * that is no object is the protocol's to refuse. */
+	params = f.praw != NULL ? mcp__json_parse(f.praw, f.prawlen, &e) :
+	    json_incref(f.params);
+	hm = era_header(conn, "Mcp-Method", &twice);
+	hn = era_header(conn, "Mcp-Name", &twice);
+	(void)era_header(conn, "MCP-Protocol-Version", &twice);
+	member = mcp__era_name_of(f.mname);
+	if (member != NULL && strcmp(f.mname, "tools/call") == 0 &&
+	    f.praw != NULL) {
+		/* The name the protocol looks the tool up by. */
+		if (f.tname_kind == 1) {
+			name = f.tname;
+			namelen = strlen(f.tname);
+		}
+	} else if (member != NULL) {
+		v = json_object_get(params, member);
+		name = json_string_value(v);
+		namelen = json_string_length(v);
+	}
 	code = mcp__era_meta(json_object_get(params, "_meta"), &er, why,
 	    sizeof(why));
 	if (code == 0 && (rq->version == NULL ||
@@ -1239,34 +1290,37 @@ era_refused(struct MHD_Connection *conn, struct req *rq, const char *body,
 	}
 	if (code == 0)
 		code = mcp__era_version(er.vname, &data, why, sizeof(why));
+	if (code == 0 && twice) {
+		code = MCP_RPC_HEADER_MISMATCH;
+		snprintf(why, sizeof(why), "Header mismatch: MCP-Protocol-"
+		    "Version, Mcp-Method and Mcp-Name may each come once");
+	}
 	if (code == 0 && (hm == NULL || !header_ok(hm) ||
-	    strcmp(hm, method) != 0)) {
+	    strcmp(hm, f.mname) != 0)) {
 		code = MCP_RPC_HEADER_MISMATCH;
 		snprintf(why, sizeof(why), "Header mismatch: %s", hm == NULL ?
 		    "Mcp-Method header is required" : "Mcp-Method header "
 		    "value does not match the body's method");
 	}
 	if (code == 0 && member != NULL && (hn == NULL || !header_ok(hn) ||
-	    !json_is_string(v) || !header_says(hn, json_string_value(v),
-	    json_string_length(v)))) {
+	    name == NULL || !header_says(hn, name, namelen))) {
 		code = MCP_RPC_HEADER_MISMATCH;
 		snprintf(why, sizeof(why), "Header mismatch: %s", hn == NULL ?
 		    "Mcp-Name header is required" : "Mcp-Name header value "
 		    "does not match the body's params");
 	}
-	if (code == 0) {
-		json_decref(whole);
-		return 0;
+	if (code != 0) {
+		if (mcp__rpc_error(&b, f.id, code, why, data) == MCP_OK)
+			*rc = mcp__http_reply(conn, 400, "application/json",
+			    b.data, b.len, rq->origin);
+		else
+			*rc = MHD_NO;
 	}
-	if (mcp__rpc_error(&b, id, code, why, data) == MCP_OK)
-		*rc = mcp__http_reply(conn, 400, "application/json", b.data,
-		    b.len, rq->origin);
-	else
-		*rc = MHD_NO;
 	mcp__buf_free(&b);
 	json_decref(data);
-	json_decref(whole);
-	return 1;
+	json_decref(params);
+	mcp__rpc_fields_clear(&f);
+	return code != 0;
 }
 
 /* A GET or DELETE of a 2026-07-28 client (no session): 405, as the
