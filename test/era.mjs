@@ -526,7 +526,26 @@ async function shapes() {
 	srv.proc.kill('SIGTERM');
 }
 
-const groups = { stdioDemo, stdioConformance, httpDemo, mixed, shapes };
+// A callback's own -32002 (examples/notes-server.c, "no such note"):
+// -32602 in 2026-07-28, still -32002 to a legacy session.
+async function notesCode() {
+	tap.label = 'stdio notes-server: ';
+	const NOTES = `${process.env.MCP_BUILD || 'build'}/notes-server`;
+	let s = new Stdio(NOTES);
+	const m = await s.ask(req('n', 'resources/read', { uri: 'notes://nope' }));
+	ok(isErr(m, -32602), 'resources/read of a missing note in 2026-07-28: the callback\'s -32002 becomes -32602',
+	    show(m));
+	is(await s.close(), 0, 'exits 0 when stdin closes');
+	s = new Stdio(NOTES);
+	await s.ask({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25',
+		capabilities: {}, clientInfo: { name: 'era-test', version: '1' } } });
+	s.send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+	const l = await s.ask({ jsonrpc: '2.0', id: 1, method: 'resources/read', params: { uri: 'notes://nope' } });
+	ok(isErr(l, -32002), 'the same read in a 2025-11-25 session: -32002, as the callback said', show(l));
+	is(await s.close(), 0, 'exits 0 when stdin closes');
+}
+
+const groups = { stdioDemo, stdioConformance, httpDemo, mixed, shapes, notesCode };
 const want = process.argv.slice(2);
 for (const [name, fn] of Object.entries(groups)) {
 	if (want.length > 0 && !want.some((w) => name.includes(w)))

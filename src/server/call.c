@@ -909,6 +909,11 @@ mcp__call_serialise(struct mcp_call *c,
 	if (c->rpc_code == MCP_RPC_MISSING_CAPABILITY && c->need_cap != NULL)
 		data = json_pack("{s:{s:{}}}", "requiredCapabilities",
 		    c->need_cap);
+	/* 2026-07-28 retired -32002: a missing resource is -32602 there,
+	 * whichever code the callback chose. */
+	if (c->rpc_code == MCP_RPC_RESOURCE_NOT_FOUND &&
+	    c->version == MCP_V20260728)
+		c->rpc_code = MCP_RPC_INVALID_PARAMS;
 	if (c->rpc_code != 0)
 		rc = mcp__rpc_error(&b, c->id, c->rpc_code, c->rpc_msg, data);
 	else
