@@ -262,10 +262,25 @@ async function ttl(kind) {
 	is(long.ttl, 20000, 'a longer ttl is clamped to --task-ttl');
 	const none = await createTask(conn, 'quick');
 	is(none.ttl, 20000, 'no ttl asked: --task-ttl');
-	const waiter = await createTask(conn, 'slow', { ms: 3000 }, { ttl: 300 });
-	const w = await outcome(resultOf(conn, waiter.taskId));
+	// The ttl runs from the task's end: one that runs past it is
+	// answered, then kept for its ttl.
+	const longer = await createTask(conn, 'slow', { ms: 800 }, { ttl: 300 });
+	const l = await outcome(resultOf(conn, longer.taskId));
+	is(l.value?.content?.[0]?.text, 'slept 800', 'a task that runs past its ttl is answered (the ttl runs from ' +
+	    'its end)', l);
+	const kept = await outcome(tasks(conn).getTask(longer.taskId));
+	is(kept.value?.status, 'completed', 'and kept once it has ended', kept);
+	await sleep(T(600));
+	const later = await outcome(tasks(conn).getTask(longer.taskId));
+	is(later.error?.code, -32602, 'then forgotten, its ttl after its end', later);
+	// --task-ttl bounds a task that is still working.
+	const hard = await open(kind, ['--task-ttl', '300']);
+	const waiter = await createTask(hard, 'slow', { ms: 3000 });
+	const w = await outcome(resultOf(hard, waiter.taskId));
 	ok(w.error?.code === -32602 && /expired/.test(w.error.message),
-	    'a tasks/result waiting when the ttl runs out: -32602, expired', w);
+	    'a task still working after --task-ttl expires; its tasks/result waiter: -32602, expired', w);
+	const zero = await createTask(conn, 'quick', {}, { ttl: 0 });
+	is(zero.ttl, 20000, 'ttl 0 (no preference): --task-ttl');
 }
 
 async function limits(kind) {
@@ -325,7 +340,7 @@ async function rawHttp(base, version) {
 	const url = base + '/mcp';
 	const init = await rawPost(url, INIT(version));
 	const sid = init.headers?.['mcp-session-id'];
-	const h = { 'mcp-session-id': sid, 'mcp-protocol-version': version };
+	const h = { 'mcp-protocol-version': version, ...(sid ? { 'mcp-session-id': sid } : {}) };
 	await rawPost(url, { jsonrpc: '2.0', method: 'notifications/initialized' }, h);
 	let id = 1;
 	return {
@@ -378,6 +393,23 @@ async function legacy(kind) {
 	    'legacy: params.task is ignored, the call answered as ever', slow);
 	const get = await ask('tasks/list', {});
 	is(get?.error?.code, -32601, 'legacy: tasks/list is no method', get);
+	if (kind === 'stdio') {
+		// The key spelt with an escape is the key.
+		const { ask: ask2 } = await rawStdio('2025-11-25');
+		const esc = await ask2('tools/call', JSON.parse('{"name":"slow","arguments":{"ms":5},' +
+		    '"\\u0074ask":{}}'));
+		ok(typeof esc?.result?.task?.taskId === 'string', '"\\u0074ask" asks for a task as "task" does', esc);
+		return;
+	}
+	// A stateless 2025-11-25 session has no tasks capability: no
+	// execution either (a client would refuse a "required" tool).
+	const st = await httpServerFor(servers, TASK, [...ARGS, '--stateless']);
+	const ss = await rawHttp(st.base, '2025-11-25');
+	ok(ss.init?.result && !('tasks' in ss.init.result.capabilities), 'stateless 2025-11-25: no tasks capability',
+	    ss.init);
+	const sl = (await ss.post('tools/list', {})).msg;
+	ok(Array.isArray(sl?.result?.tools) && sl.result.tools.length > 0 &&
+	    sl.result.tools.every(t => !('execution' in t)), 'stateless 2025-11-25: no execution in tools/list', sl);
 }
 
 async function drop(kind) {

@@ -337,7 +337,8 @@ do_list(struct session *s, struct batch *bt, const json_t *id,
 	}
 	if (kind < 0)
 		res = mcp__registry_list(&s->srv->reg, cursor,
-		    s->srv->page_size, s->version, &bad);
+		    s->srv->page_size, s->version |
+		    (s->tasks_on ? REG_TASKS_ON : 0), &bad);
 	else
 		res = mcp__feat_list(s->srv, (enum feat_kind)kind, cursor,
 		    s->srv->page_size, s->version, &bad);
@@ -511,14 +512,13 @@ task_abandon(struct mcp_call *c)
 }
 
 /*
- * A task's call is on its way: the task is kept from now on, and the
- * request (ID) is answered with the CreateTaskResult.
+ * A task's call is on its way (its task is kept): the request (ID) is
+ * answered with the CreateTaskResult.
  */
 static void
 task_created(struct session *s, struct batch *bt, const json_t *id,
     struct task *t)
 {
-	mcp__task_link(t);
 	/* The call is counted when it ends, not as this answer. */
 	s->srv->metrics.cur = -1;
 	reply_result_new(s, bt, id, json_pack("{s:o*}", "task",
@@ -538,7 +538,7 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 {
 	struct buf	 text = { 0 };
 	char		 msgbuf[120];
-	int		 borrow = loop && f->praw != NULL;
+	int		 borrow = loop && f->praw != NULL, code;
 	struct task	*task = c != NULL ? c->task : NULL;
 
 	if (c != NULL && borrow) {
@@ -603,8 +603,14 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 		c->hash = mcp__hash(c->key);
 	}
 	mcp__session_track(s, c);
+	code = MCP_RPC_SERVER_BUSY;
 	if (task != NULL) {
-		;	/* its answer goes to the task */
+		/* Its answer goes to the task, kept from now on. */
+		if (mcp__task_link(task) != MCP_OK) {
+			code = MCP_RPC_INTERNAL_ERROR;
+			snprintf(msgbuf, sizeof(msgbuf), "out of memory");
+			goto refused;
+		}
 	} else if (bt != NULL) {
 		c->batch = bt;
 		bt->refs++;
@@ -630,13 +636,14 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	}
 	snprintf(msgbuf, sizeof(msgbuf), "server busy: %d calls queued, try "
 	    "again later", s->srv->queue_size);
-	reply_error(s, bt, task != NULL ? f->id : c->id, MCP_RPC_SERVER_BUSY,
-	    msgbuf);
+refused:
+	reply_error(s, bt, task != NULL ? f->id : c->id, code, msgbuf);
 	task_abandon(c);
 	release(s, &c->route);
 	mcp__session_untrack(s, c);
 	s->pending--;
-	if (bt != NULL) {
+	/* A task's call took no part in the batch. */
+	if (bt != NULL && task == NULL) {
 		bt->pending--;
 		batch_unref(bt);
 	}
@@ -866,7 +873,7 @@ names_task(const char *p, size_t len)
 /*
  * A tools/call on a session that has tasks: is params.task there, and
  * may it be (execution.taskSupport)? The raw params are parsed only when
- * they name "task" somewhere. 0 with *TP the task object (or NULL) and
+ * they name "task" somewhere, or hold an escape that could spell it. 0 with *TP the task object (or NULL) and
  * *TTL what it asked for (-1: nothing); -1 when the request has been
  * answered with an error.
  */
@@ -879,7 +886,9 @@ task_param(struct session *s, struct batch *bt, struct rpc_fields *f,
 	double		 d;
 
 	*tp = NULL;
-	if (f->praw == NULL || names_task(f->praw, f->prawlen))
+	/* A backslash may spell the key with an escape ("\u0074ask"). */
+	if (f->praw == NULL || names_task(f->praw, f->prawlen) ||
+	    memchr(f->praw, '\\', f->prawlen) != NULL)
 		*tp = json_object_get(params_of(f), "task");
 	if (*tp == NULL && (flags & MCP_TOOL_TASK_REQUIRED)) {
 		snprintf(msg, sizeof(msg), "tool %.100s must be called as a "

@@ -354,6 +354,9 @@ tool_json(const struct entry *e, int version)
 	const struct tool	*t = (const struct tool *)e;
 	json_t			*o;
 	unsigned		 tasks;
+	int			 tasks_on = version & REG_TASKS_ON;
+
+	version &= ~REG_TASKS_ON;
 
 	o = json_pack("{s:s, s:O}", "name", t->name, "inputSchema",
 	    t->input_schema);
@@ -372,7 +375,9 @@ tool_json(const struct entry *e, int version)
 		json_object_set(o, "icons", t->icons);
 	tasks = atomic_load_explicit(&t->flags, memory_order_relaxed) &
 	    MCP_TOOL_TASKS;
-	if (tasks != 0 && version >= MCP_V20251125)
+	/* Only where the session has the tasks capability: a client that
+	 * sees "required" without it cannot call the tool at all. */
+	if (tasks != 0 && tasks_on)
 		json_object_set_new(o, "execution", json_pack("{s:s}",
 		    "taskSupport", tasks == MCP_TOOL_TASK_REQUIRED ?
 		    "required" : "optional"));

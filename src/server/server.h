@@ -94,6 +94,9 @@ void	 mcp__tool_unref(struct tool *t) MCP_HIDDEN;
  * cursor (*bad set) or ENOMEM. */
 json_t	*mcp__registry_list(struct registry *r, const char *cursor,
 	    int limit, int version, int *bad) MCP_HIDDEN;
+/* Or'd into tools/list's VERSION: the session declared the tasks
+ * capability, so tools show their execution.taskSupport. */
+#define REG_TASKS_ON	0x40000000	/* above every MCP_V* (dates) */
 
 /* ---- registry.c: the setup calls ------------------------------------ */
 
@@ -738,7 +741,7 @@ struct task {
  * --task-ttl; not yet in S's table. NULL on ENOMEM. */
 struct task *mcp__task_new(struct session *s, long long ttl) MCP_HIDDEN;
 /* Loop: T is accepted: in its session's table, counted, timed. */
-void	 mcp__task_link(struct task *t) MCP_HIDDEN;
+int	 mcp__task_link(struct task *t) MCP_HIDDEN;
 /* Loop: ends T: its call is cancelled, its waiters told it is gone
  * (WHY), and it is freed. NULL does nothing. */
 void	 mcp__task_free(struct task *t, const char *why) MCP_HIDDEN;

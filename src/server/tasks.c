@@ -5,7 +5,8 @@
  * drain); its answer, when it comes, is kept in the task, and
  * tasks/result hands it out, then or later, on any request of the same
  * session: a client whose stream was cut comes back for it. A task is
- * kept until its ttl (at most --task-ttl) runs out or its session ends;
+ * kept for its ttl (at most --task-ttl) once it has ended, or until its
+ * session ends (a task still working after --task-ttl is cancelled);
  * the server keeps at most --max-tasks of them, and --max-task-bytes of
  * their answers. protocol.c parses the requests; this file owns the
  * tasks. Loop thread only: workers never see a task, only their call.
@@ -42,26 +43,44 @@ mcp__task_new(struct session *s, long long ttl)
 	t->status = TASK_WORKING;
 	t->message = "The tool is running.";
 	t->created = t->updated = ev_now(srv->loop);
-	if (ttl < 0 || ttl > srv->task_ttl_ms)
+	/* None asked for (0 included: no preference), or more than the
+	 * server keeps: the server's. */
+	if (ttl <= 0 || ttl > srv->task_ttl_ms)
 		ttl = srv->task_ttl_ms;
-	t->ttl_ms = ttl > 0 ? ttl : 1;
-	ev_timer_init(&t->expire, expire_cb, t->ttl_ms / 1000.0, 0.0);
+	t->ttl_ms = ttl;
+	/* While it works, the server's own bound; its ttl once it ends. */
+	ev_timer_init(&t->expire, expire_cb, srv->task_ttl_ms / 1000.0, 0.0);
 	t->expire.data = t;
 	return t;
 }
 
-void
+/* T has just ended: it is kept for its ttl from now, so that a client
+ * has all of it to come for the answer, however long the call ran. */
+static void
+keep(struct task *t)
+{
+	struct mcp_server *srv = t->sess->srv;
+
+	if (!t->linked)
+		return;
+	ev_timer_stop(srv->loop, &t->expire);
+	ev_timer_set(&t->expire, t->ttl_ms / 1000.0, 0.0);
+	ev_timer_start(srv->loop, &t->expire);
+}
+
+int
 mcp__task_link(struct task *t)
 {
 	struct mcp_server *srv = t->sess->srv;
 
 	if (mcp__table_add(&t->sess->tasks, &t->e) != MCP_OK)
-		return;		/* 128 random bits met twice: not kept */
+		return MCP_ENOMEM;	/* or 128 random bits met twice */
 	t->linked = 1;
 	srv->ntasks++;
 	ev_timer_start(srv->loop, &t->expire);
-	MCP_LOG(MCP_LOG_INFO, "task %s created, kept %lld ms", t->id,
-	    t->ttl_ms);
+	MCP_LOG(MCP_LOG_INFO, "task %s created, kept %lld ms once it ends",
+	    t->id, t->ttl_ms);
+	return MCP_OK;
 }
 
 struct task *
@@ -151,8 +170,13 @@ mcp__task_answer(const struct task *t, const json_t *id, struct buf *b,
 	meta = json_is_object(meta) ? json_copy(meta) : json_object();
 	if (res == NULL || meta == NULL || json_object_set_new(meta,
 	    "io.modelcontextprotocol/related-task", json_pack("{s:s}",
-	    "taskId", t->id)) != 0 || json_object_set_new(res, "_meta",
-	    meta) != 0) {
+	    "taskId", t->id)) != 0) {
+		json_decref(meta);
+		json_decref(res);
+		return MCP_ENOMEM;
+	}
+	/* set_new takes META whether it succeeds or not. */
+	if (json_object_set_new(res, "_meta", meta) != 0) {
 		json_decref(res);
 		return MCP_ENOMEM;
 	}
@@ -243,6 +267,7 @@ mcp__task_finish(struct task *t, const char *json, size_t len)
 	}
 	t->updated = ev_now(srv->loop);
 	MCP_LOG(MCP_LOG_INFO, "task %s %s", t->id, status_names[t->status]);
+	keep(t);
 	notify(t);
 	wake(t, NULL);
 }
@@ -260,6 +285,7 @@ mcp__task_cancel(struct task *t)
 	 * dropped. */
 	if (c != NULL && !c->dropped)
 		mcp__protocol_drop(c);
+	keep(t);
 	notify(t);
 	wake(t, NULL);
 	mcp__server_check_drained(t->sess->srv);
@@ -317,7 +343,8 @@ mcp__task_free(struct task *t, const char *why)
 	free(t);
 }
 
-/* The ttl ran out: the task and its answer go, whatever its status. */
+/* Its ttl ran out after it ended, or --task-ttl while it still worked:
+ * the task and its answer go (a call still running is cancelled). */
 static void
 expire_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
