@@ -33,6 +33,9 @@ fi
 # run SEED: one server, one client run, SIGTERM; its assertions.
 run() {
 	seed=$1
+	# Emptied first: the shell truncates it in the child, after the
+	# fork, and logged_port would read the last seed's port meanwhile.
+	: >"$tmp/server.log"
 	ASAN_OPTIONS=detect_leaks=1:exitcode=99 \
 	    UBSAN_OPTIONS=print_stacktrace=1 \
 	    "$server" --http 127.0.0.1:0 --grace-ms 3000 \

@@ -129,7 +129,9 @@ stop() {
 # logged_port LOG [PID] [TENTHS]: the port a server started with
 # --http 127.0.0.1:0 logged in LOG ("listening on http://127.0.0.1:PORT"),
 # waiting TENTHS tenths of a second (default 100) and no longer than PID
-# lives; empty if it did not come.
+# lives; empty if it did not come. A LOG used before must be emptied
+# before the server starts (": >LOG"): the shell truncates a redirection
+# in the child, after the fork, so the old port could be read first.
 logged_port() {
 	_i=0
 	while [ "$_i" -lt "${3:-100}" ]; do
