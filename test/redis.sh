@@ -10,6 +10,8 @@
 #     (its /metrics), each answers the deleted session 404, and each
 #     adopted it from Redis (its log);
 #   - an idle session ends for all: its key is deleted, not left to expire;
+#   - GET and DELETE on instances that do not hold the session; a bad
+#     record in Redis is not adopted;
 #   - Redis stopped: an initialize gets 503 with the reason, a session held
 #     locally is still answered, one held elsewhere gets 503; the state
 #     changes are logged once, not at every retry; Redis back: new sessions
@@ -198,6 +200,39 @@ for k in 1 2 3; do
 	[ "$code" = 404 ]
 	ok $? "after the DELETE, instance $k answers the session 404 (got $code)" "$tmp/resp"
 done
+
+# ---- GET and DELETE where the session is not held; a bad record ----------
+
+open_session "http://127.0.0.1:$port_1/mcp"
+ok $? "a session opened on instance 1 directly" "$tmp/resp"
+x_sid=$sid
+code=$(curl -s -o "$tmp/get" -w '%{http_code}' --max-time 1 -H "Mcp-Session-Id: $x_sid" \
+    -H 'Accept: text/event-stream' "http://127.0.0.1:$port_2/mcp")
+[ "$code" = 200 ] && grep -q "session ${x_sid%????????????????????????} adopted from Redis" "$tmp/demo2.log"
+ok $? "GET /mcp on instance 2, which did not hold it: adopted from Redis, the stream opens (got $code)" \
+    "$tmp/demo2.log"
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X DELETE \
+    -H "Mcp-Session-Id: $x_sid" "http://127.0.0.1:$port_3/mcp")
+[ "$code" = 200 ]
+ok $? "DELETE on instance 3, which did not hold it either: 200 (got $code)"
+good=0
+for p in $port_1 $port_2 $port_3; do
+	post "http://127.0.0.1:$p/mcp" "$ping" "$x_sid"
+	[ "$code" = 404 ] && good=$((good + 1))
+done
+[ $good -eq 3 ] && [ "$(rcli exists "${prefix}session:$x_sid")" = 0 ]
+ok $? "then all three answer it 404 (those holding it were told on ${prefix}ended) and its key is gone ($good)" \
+    "$tmp/demo1.log"
+bad_sid=0123456789abcdef0123456789abcdef
+rcli set "${prefix}session:$bad_sid" '{"v":1,"id":"'$bad_sid'","version":"1999-01-01","caps":[]}' >/dev/null
+post "http://127.0.0.1:$port_1/mcp" "$ping" "$bad_sid"
+[ "$code" = 404 ] && grep -q "session ${bad_sid%????????????????????????}: not a valid record in Redis" "$tmp/demo1.log"
+ok $? "a record in Redis that is not one (its version, its capabilities): 404 and a warning, not adopted (got $code)" \
+    "$tmp/demo1.log"
+rcli del "${prefix}session:$bad_sid" >/dev/null
+post "http://127.0.0.1:$port_1/mcp" "$ping" "not-an-id-of-ours"
+[ "$code" = 404 ]
+ok $? "an Mcp-Session-Id that is not 32 hex digits: 404 without asking Redis (got $code)"
 
 # ---- Redis stopped, and back ---------------------------------------------
 
