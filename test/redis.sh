@@ -18,6 +18,7 @@
 #     again, served across the instances;
 #   - kill -9 of the instance that opened a session: the session goes on
 #     through nginx on the others;
+#   - redis://host:port/db with --redis-password-file, and a wrong password;
 #   - no key is left once the sessions have ended (SCAN), and the live
 #     instances exit 0 on SIGTERM.
 # Prints TAP; everything it starts is stopped by PID.
@@ -313,6 +314,42 @@ done
 [ $good -eq 6 ]
 ok $? "instance 2 killed (-9): its session goes on through nginx, 6 calls answered ($good)" \
     "$tmp/resp"
+
+# ---- TCP, a database number, a password -----------------------------------
+
+aport=$(free_port)
+printf 'sesame\n' >"$tmp/pass"
+printf 'wrong\n' >"$tmp/wrong"
+redis-server --port "$aport" --bind 127.0.0.1 --requirepass sesame --save '' \
+    --appendonly no --dir "$tmp" >"$tmp/redis-auth.log" 2>&1 &
+apid=$!
+pids="$pids $apid"
+i=0
+while [ $i -lt 50 ] && [ "$(redis-cli -p "$aport" -a sesame --no-auth-warning ping 2>/dev/null)" != PONG ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+start_demo 4 --redis "redis://127.0.0.1:$aport/2" --redis-password-file "$tmp/pass"
+start_demo 5 --redis "redis://127.0.0.1:$aport/2" --redis-password-file "$tmp/wrong"
+open_session "http://127.0.0.1:$port_4/mcp"
+[ $? -eq 0 ] && [ "$(redis-cli -p "$aport" -a sesame --no-auth-warning -n 2 exists "${prefix}session:$sid")" = 1 ]
+ok $? "redis://127.0.0.1:$aport/2 with --redis-password-file: a session opens, its key in database 2" \
+    "$tmp/demo4.log"
+sleep 0.5
+post "http://127.0.0.1:$port_5/mcp" "$init"
+[ "$code" = 503 ] && grep -q 'AUTH refused: WRONGPASS' "$tmp/resp" &&
+    [ "$(grep -c 'redis: AUTH refused (connection)' "$tmp/demo5.log")" -eq 1 ]
+ok $? "a wrong password: an initialize gets 503 naming the refusal, which is logged once however often it retries (got $code)" \
+    "$tmp/demo5.log"
+post "http://127.0.0.1:$port_4/mcp" "$ping" "$sid"
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X DELETE \
+    -H "Mcp-Session-Id: $sid" "http://127.0.0.1:$port_4/mcp")
+[ "$code" = 200 ] && [ -z "$(redis-cli -p "$aport" -a sesame --no-auth-warning -n 2 --scan)" ]
+ok $? "that session deleted: no key left in database 2 (DELETE $code)"
+for p in $pid_4 $pid_5 $apid; do
+	stop "$p"
+	pids=$(echo "$pids" | sed "s/ $p//")
+done
 
 # ---- the idle session, and what is left -----------------------------------
 

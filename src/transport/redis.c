@@ -50,6 +50,7 @@ struct rconn {
 	int			 failing;	/* a failure logged already */
 	double			 backoff;
 	double			 started;	/* its connect began */
+	char			 refused[120];	/* AUTH's or SELECT's error */
 	ev_timer		 retry;
 };
 
@@ -247,6 +248,8 @@ rconn_down(struct rconn *rc, const char *reason)
 	rc->up = 0;
 	if (st->freeing)
 		return;
+	if (rc->refused[0] != '\0')
+		reason = rc->refused;
 	if (!rc->sub)
 		snprintf(st->why, sizeof(st->why), "session store unavailable:"
 		    " Redis at %s: %s", st->shown, reason);
@@ -275,6 +278,7 @@ rconn_up(struct rconn *rc)
 	if (rc->up)
 		return;
 	rc->up = 1;
+	rc->refused[0] = '\0';
 	rc->backoff = BACKOFF_MIN;
 	if (!rc->was_up && (rc->failing || !rc->sub))
 		mcp_log(MCP_LOG_NOTICE, "redis: %s to %s up%s", rconn_name(rc),
@@ -313,8 +317,12 @@ hello_cb(redisAsyncContext *ac, void *r, void *privdata)
 		return;		/* going down already */
 	if (reply->type == REDIS_REPLY_ERROR) {
 		if (!rc->failing || rc->was_up)
-			mcp_log(MCP_LOG_ERR, "redis: %s refused: %.120s",
-			    (const char *)privdata, reply->str);
+			mcp_log(MCP_LOG_ERR, "redis: %s refused (%s): %.120s",
+			    (const char *)privdata, rconn_name(rc), reply->str);
+		if (rc->refused[0] == '\0')	/* the first says why */
+			snprintf(rc->refused, sizeof(rc->refused),
+			    "%s refused: %.80s", (const char *)privdata,
+			    reply->str);
 		rc->was_up = 0;
 		rc->failing = 1;
 		redisAsyncDisconnect(ac);
@@ -362,6 +370,7 @@ rconn_start(struct rconn *rc)
 	struct store		*st = rc->st;
 	redisAsyncContext	*ac;
 
+	rc->refused[0] = '\0';
 	if (st->path != NULL)
 		ac = redisAsyncConnectUnix(st->path);
 	else
