@@ -597,6 +597,9 @@ mcp__server_start(struct mcp_server *srv)
 		if (host->hconf.stateless)
 			mcp_log(MCP_LOG_NOTICE, "--redis with --stateless: "
 			    "no sessions to share, Redis is not used");
+		else if (srv->relay != NULL)
+			mcp_log(MCP_LOG_NOTICE, "--redis with a relay: its "
+			    "sessions live in the relay, Redis is not used");
 		else if ((host->hconf.store = mcp__store_new(srv,
 		    &host->hconf)) == NULL)
 			return MCP_EINVAL;

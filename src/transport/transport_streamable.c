@@ -697,6 +697,16 @@ lookup_adopt(struct http *h, struct lookup *lk, struct MHD_Connection *conn,
 	int		 status = lk->status;
 
 	ss = find(h, lk->sid);	/* another request adopted it meanwhile */
+	if (ss == NULL && status == ST_OK && lk->val != NULL &&
+	    h->nstreams + h->nssessions >= h->conf->max_sessions) {
+		lookup_free(lk);
+		mcp_log(MCP_LOG_WARN, "mcp: %d sessions open (--max-sessions), "
+		    "adopting no other", h->nstreams + h->nssessions);
+		mcp__http_refused(h, ML_MAX_SESSIONS);
+		*rc = mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    "too many sessions", origin);
+		return NULL;
+	}
 	if (ss == NULL && status == ST_OK && lk->val != NULL)
 		ss = ssess_adopt(h, lk->sid, lk->val, lk->len);
 	lookup_free(lk);
