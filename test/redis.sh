@@ -15,7 +15,8 @@
 #   - Redis stopped: an initialize gets 503 with the reason, a session held
 #     locally is still answered, one held elsewhere gets 503; the state
 #     changes are logged once, not at every retry; Redis back: new sessions
-#     again, served across the instances;
+#     again, served across the instances; a Redis that hangs (SIGSTOP):
+#     a request waiting on it gets 503 within seconds;
 #   - kill -9 of the instance that opened a session: the session goes on
 #     through nginx on the others;
 #   - redis://host:port/db with --redis-password-file, and a wrong password;
@@ -297,6 +298,31 @@ done
 ok $? "each instance logged the loss once and the return once, not each retry" \
     "$tmp/demo1.log"
 
+# A Redis that hangs (SIGSTOP): a request waiting on it is not held
+# forever; the server reconnects once it answers again.
+open_session "http://127.0.0.1:$port_1/mcp"
+ok $? "a session opened on instance 1 directly" "$tmp/resp"
+hang_sid=$sid
+kill -STOP "$rpid"
+t0=$(date +%s)
+post "http://127.0.0.1:$port_3/mcp" "$ping" "$hang_sid"
+took=$(( $(date +%s) - t0 ))
+kill -CONT "$rpid"
+[ "$code" = 503 ] && grep -q 'no answer' "$tmp/resp" && [ $took -le 4 ] &&
+    [ "$(grep -c 'redis: no answer from' "$tmp/demo3.log")" -eq 1 ]
+ok $? "Redis stopped (SIGSTOP) while instance 3 asks it for a session: 503 within ${took} s, not a request held forever (got $code)" \
+    "$tmp/resp"
+i=0
+while [ $i -lt 40 ]; do
+	post "http://127.0.0.1:$port_3/mcp" "$ping" "$hang_sid"
+	[ "$code" = 200 ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$code" = 200 ]
+ok $? "Redis going on (SIGCONT): instance 3 reconnects and adopts the session (got $code)" \
+    "$tmp/demo3.log"
+
 # ---- an instance killed ---------------------------------------------------
 
 open_session "http://127.0.0.1:$port_2/mcp"
@@ -360,7 +386,7 @@ done
     grep -q "session ${idle_sid%????????????????????????} idle" "$tmp/demo1.log"
 ok $? "the session left idle ended after --session-timeout $timeout s, its key deleted (not left to its 9 s TTL)" \
     "$tmp/demo1.log"
-for s in "$local_sid" "$new_sid" "$lost_sid"; do
+for s in "$local_sid" "$new_sid" "$lost_sid" "$hang_sid"; do
 	curl -s -o /dev/null --max-time 5 -X DELETE -H "Mcp-Session-Id: $s" "$url"
 done
 i=0

@@ -451,8 +451,9 @@ watchdog_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	    "reconnecting", st->shown, STORE_TIMEOUT);
 	st->cmd.was_up = 0;
 	st->cmd.failing = 1;
-	snprintf(st->why, sizeof(st->why), "session store unavailable: "
-	    "Redis at %s does not answer", st->shown);
+	st->cmd.up = 0;			/* no new command meanwhile */
+	snprintf(st->cmd.refused, sizeof(st->cmd.refused), "no answer for "
+	    "%.0f s", STORE_TIMEOUT);
 	redisAsyncFree(st->cmd.ac);	/* disconnect_cb: retried */
 	if (st->cmd.ac != NULL)		/* never connected: no callback */
 		rconn_down(&st->cmd, "no answer");

@@ -694,6 +694,7 @@ lookup_adopt(struct http *h, struct lookup *lk, struct MHD_Connection *conn,
     const char *origin, enum MHD_Result *rc)
 {
 	struct ssess	*ss;
+	const char	*why;
 	int		 status = lk->status;
 
 	ss = find(h, lk->sid);	/* another request adopted it meanwhile */
@@ -712,7 +713,11 @@ lookup_adopt(struct http *h, struct lookup *lk, struct MHD_Connection *conn,
 	lookup_free(lk);
 	if (ss != NULL)
 		return ss;
-	if (status == ST_ERR)
+	if (status == ST_ERR && (why = mcp__store_down(h->conf->store)) !=
+	    NULL)
+		*rc = mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY, why,
+		    origin);
+	else if (status == ST_ERR)
 		*rc = mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
 		    "session store unavailable: Redis failed to answer",
 		    origin);
