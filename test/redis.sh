@@ -11,7 +11,8 @@
 #     adopted it from Redis (its log);
 #   - an idle session ends for all: its key is deleted, not left to expire;
 #   - GET and DELETE on instances that do not hold the session; a bad
-#     record in Redis is not adopted;
+#     record in Redis is not adopted; a record bound to a subject is 403
+#     to a request of another identity; a record written by hand serves;
 #   - Redis stopped: an initialize gets 503 with the reason, a session held
 #     locally is still answered, one held elsewhere gets 503; the state
 #     changes are logged once, not at every retry; Redis back: new sessions
@@ -232,6 +233,26 @@ post "http://127.0.0.1:$port_1/mcp" "$ping" "$bad_sid"
 ok $? "a record in Redis that is not one (its version, its capabilities): 404 and a warning, not adopted (got $code)" \
     "$tmp/demo1.log"
 rcli del "${prefix}session:$bad_sid" >/dev/null
+# Records written by hand: one bound to the subject "alice", which a
+# request without her token may not take over; one bound to nobody.
+rec() {	# rec ID [SUBJECT]
+	printf '{"v":1,"id":"%s","version":"2025-06-18","caps":{},"info":{"name":"hand","version":"1"},"level":7,"ready":true,"subs":[],"at":1,"by":"test"%s}' \
+	    "$1" "${2:+,\"sub\":\"$2\"}"
+}
+alice_sid=0123456789abcdef0123456789abcde1
+rcli set "${prefix}session:$alice_sid" "$(rec $alice_sid alice)" EX 60 >/dev/null
+post "http://127.0.0.1:$port_2/mcp" "$ping" "$alice_sid"
+[ "$code" = 403 ]
+ok $? "a record bound to the subject alice: a request without her identity gets 403 (got $code)" \
+    "$tmp/resp"
+hand_sid=0123456789abcdef0123456789abcde2
+rcli set "${prefix}session:$hand_sid" "$(rec $hand_sid)" EX 60 >/dev/null
+post "http://127.0.0.1:$port_2/mcp" "$echo_call" "$hand_sid"
+[ "$code" = 200 ] && grep -q '"text":"hello"' "$tmp/resp"
+ok $? "a valid record written by hand is adopted and served (got $code)" "$tmp/resp"
+rcli del "${prefix}session:$alice_sid" >/dev/null
+code=$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X DELETE \
+    -H "Mcp-Session-Id: $hand_sid" "http://127.0.0.1:$port_2/mcp")
 post "http://127.0.0.1:$port_1/mcp" "$ping" "not-an-id-of-ours"
 [ "$code" = 404 ]
 ok $? "an Mcp-Session-Id that is not 32 hex digits: 404 without asking Redis (got $code)"
