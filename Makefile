@@ -49,9 +49,9 @@ endif
 STD = -std=c11 -D_POSIX_C_SOURCE=200809L
 WARN = -Wall -Wextra -Wshadow -Wstrict-prototypes
 DEPS_CFLAGS = $(JANSSON_CFLAGS) $(EV_CFLAGS) $(MHD_CFLAGS) $(CURL_CFLAGS) \
-	$(PCRE2_CFLAGS)
+	$(PCRE2_CFLAGS) $(HIREDIS_CFLAGS)
 DEPS_LIBS = $(JANSSON_LIBS) $(MHD_LIBS) $(EV_LIBS) $(CURL_LIBS) $(PCRE2_LIBS) \
-	-pthread -lm
+	$(HIREDIS_LIBS) -pthread -lm
 LIB_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -Isrc -DMCP_BUILDING \
 	-fvisibility=hidden -pthread $(DEPS_CFLAGS)
 APP_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -pthread $(DEPS_CFLAGS)
@@ -73,7 +73,8 @@ SERVER_SRCS = src/server/registry.c src/server/features.c \
 	src/server/tasks.c
 CLIENT_SRCS = src/client/client.c src/client/stdio.c src/client/http.c
 TRANSPORT_SRCS = src/transport/transport_stdio.c src/transport/http.c \
-	src/transport/transport_sse.c src/transport/transport_streamable.c
+	src/transport/transport_sse.c src/transport/transport_streamable.c \
+	src/transport/redis.c
 MAIN_SRCS = src/main/server.c src/main/cli.c src/main/options.c \
 	src/main/flags.c
 SRCS = $(CORE_SRCS) $(RPC_SRCS) $(SERVER_SRCS) $(CLIENT_SRCS) \

@@ -3,10 +3,12 @@
 # lacks, on Debian or Ubuntu (apt-get, through sudo when not root). It says
 # what it installs and is silent when nothing is missing.
 #   build: compiler, make, autoconf, pkg-config, and the -dev packages of the
-#          libraries (jansson, libev, libmicrohttpd, libcurl, PCRE2)
+#          libraries (jansson, libev, libmicrohttpd, libcurl, PCRE2,
+#          hiredis)
 #   test:  build, plus what the tests use: node and npm, nginx, valgrind,
 #          mandoc, curl, clang with its sanitizer and libFuzzer runtimes
-#          (the fuzzers), and OpenSSL's headers (test/who-server.c)
+#          (the fuzzers), OpenSSL's headers (test/who-server.c), and
+#          redis-server (test/redis.sh)
 set -e
 what=${1:-build}
 
@@ -22,8 +24,9 @@ need_cmd() {	# need_cmd COMMAND PACKAGE: a command, from PACKAGE if absent
 if ! command -v dpkg-query >/dev/null 2>&1; then
 	echo "bootstrap: not a Debian or Ubuntu system; install by hand:" >&2
 	echo "  a C compiler, make, autoconf, pkg-config, jansson, libev," >&2
-	echo "  libmicrohttpd, libcurl, PCRE2 (with headers); for tests:" >&2
-	echo "  node, npm, nginx, valgrind, mandoc, curl, clang with libFuzzer" >&2
+	echo "  libmicrohttpd, libcurl, PCRE2, hiredis (with headers); for" >&2
+	echo "  tests: node, npm, nginx, valgrind, mandoc, curl, clang with" >&2
+	echo "  libFuzzer, redis-server" >&2
 	exit 0
 fi
 
@@ -36,6 +39,7 @@ need_pkg libev-dev
 need_pkg libmicrohttpd-dev
 need_pkg libcurl4-openssl-dev
 need_pkg libpcre2-dev
+need_pkg libhiredis-dev
 if [ "$what" = test ]; then
 	need_cmd node nodejs
 	need_cmd npm npm
@@ -44,6 +48,8 @@ if [ "$what" = test ]; then
 	need_cmd mandoc mandoc
 	need_cmd curl curl
 	need_cmd clang clang
+	# A real Redis for test/redis.sh (sessions shared by instances).
+	need_cmd redis-server redis-server
 	# libcrypto, for test/who-server.c alone (signed tokens).
 	need_pkg libssl-dev
 	# libFuzzer and clang's sanitizer runtimes, for the default clang.

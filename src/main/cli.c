@@ -67,6 +67,9 @@ static const struct option longopts[] = {
 	{ "event-log",		required_argument,	NULL, OPT_SET },
 	{ "session-timeout",	required_argument,	NULL, OPT_SET },
 	{ "sse-retry",		required_argument,	NULL, OPT_SET },
+	{ "redis",		required_argument,	NULL, OPT_SET },
+	{ "redis-password-file", required_argument,	NULL, OPT_SET },
+	{ "redis-prefix",	required_argument,	NULL, OPT_SET },
 	{ "authorization-server", required_argument,	NULL, OPT_SET },
 	{ "resource-url",	required_argument,	NULL, OPT_SET },
 	{ "drain-timeout",	required_argument,	NULL, OPT_SET },
@@ -139,6 +142,12 @@ static const char options_text[] =
 "  --sse-retry MS          retry sent in priming events (default: %d)\n"
 "  --stream-after-ms MS    a POST whose answer takes longer becomes a live\n"
 "                          stream, primed with an event id (default: %d)\n"
+"Several instances (Streamable HTTP sessions shared, docs/DEPLOY.md):\n"
+"  --redis URL             keep sessions in Redis, so that any instance serves\n"
+"                          any of them: redis://[user:pass@]host:port[/db]\n"
+"                          or unix:///path (default: none, sessions local)\n"
+"  --redis-password-file FILE  AUTH with the first line of FILE\n"
+"  --redis-prefix PREFIX   of every key and channel (default: mcp:)\n"
 "  --help, --version       print this, or the version, and exit\n"
 "\n"
 "Every option but --help, --version, -v and -q can be set in the environment\n"

@@ -46,23 +46,24 @@ add_to(char ***list, int *n, const char *v)
 	return MCP_OK;
 }
 
-/* The first line of FILE, without surrounding white space. */
+/* The first line of FILE, without surrounding white space; WHAT names
+ * the file in the log. */
 static int
-read_token(const char *file, char **out)
+read_secret(const char *what, const char *file, char **out)
 {
 	FILE	*f;
 	char	 line[4096], *p, *e;
 
 	f = fopen(file, "r");
 	if (f == NULL) {
-		mcp_log(MCP_LOG_ERR, "auth token file %s: %s", file,
+		mcp_log(MCP_LOG_ERR, "%s %s: %s", what, file,
 		    strerror(errno));
 		return MCP_ESYS;
 	}
 	p = fgets(line, sizeof(line), f);
 	fclose(f);
 	if (p == NULL) {
-		mcp_log(MCP_LOG_ERR, "auth token file %s is empty", file);
+		mcp_log(MCP_LOG_ERR, "%s %s is empty", what, file);
 		return MCP_EINVAL;
 	}
 	while (*p == ' ' || *p == '\t')
@@ -72,12 +73,31 @@ read_token(const char *file, char **out)
 	    e[-1] == '\t'))
 		*--e = '\0';
 	if (*p == '\0') {
-		mcp_log(MCP_LOG_ERR, "auth token file %s is empty", file);
+		mcp_log(MCP_LOG_ERR, "%s %s is empty", what, file);
 		return MCP_EINVAL;
 	}
 	free(*out);
 	*out = strdup(p);
 	return *out == NULL ? MCP_ENOMEM : MCP_OK;
+}
+
+static int
+read_token(const char *file, char **out)
+{
+	return read_secret("auth token file", file, out);
+}
+
+/* Wipes and frees a secret. */
+static void
+free_secret(char *p)
+{
+	volatile char	*z = p;
+
+	if (p == NULL)
+		return;
+	while (*z != '\0')
+		*z++ = '\0';
+	free(p);
 }
 
 /* SIGHUP: the token file again. A bad read keeps the token in use. */
@@ -266,6 +286,37 @@ set_option(mcp_server *srv, const char *name, const char *value)
 			rc = set_str(&c->auth_token_file, value);
 		return rc;
 	}
+	if (strcmp(name, "redis") == 0) {
+		if (strncmp(value, "redis://", 8) != 0 &&
+		    strncmp(value, "unix:///", 8) != 0) {
+			mcp_log(MCP_LOG_ERR, "option redis: redis://[user:pass@]"
+			    "host:port[/db] or unix:///path, not \"%.80s\"",
+			    value);
+			return MCP_EINVAL;
+		}
+		return set_str(&c->redis, value);
+	}
+	if (strcmp(name, "redis-password-file") == 0) {
+		p = NULL;
+		rc = read_secret("redis password file", value, &p);
+		if (rc == MCP_OK) {
+			free_secret(c->redis_password);
+			c->redis_password = p;
+		}
+		return rc;
+	}
+	if (strcmp(name, "redis-prefix") == 0) {
+		/* Part of every key: printable, no space, and short. */
+		for (p = (char *)value; *p != '\0'; p++)
+			if (*p < 0x21 || *p > 0x7e)
+				break;
+		if (*p != '\0' || strlen(value) > 64) {
+			mcp_log(MCP_LOG_ERR, "option redis-prefix: at most 64 "
+			    "printable bytes without spaces");
+			return MCP_EINVAL;
+		}
+		return set_str(&c->redis_prefix, value);
+	}
 	if (strcmp(name, "auth-token") == 0) {
 		p = strdup(value);
 		if (p == NULL)
@@ -308,6 +359,9 @@ mcp__http_conf_free(struct http_conf *c)
 	free(c->auth_server);
 	free(c->resource_url);
 	free(c->auth_scopes);
+	free(c->redis);
+	free_secret(c->redis_password);
+	free(c->redis_prefix);
 	memset(c, 0, sizeof(*c));
 }
 

@@ -535,6 +535,11 @@ teardown(struct host *host)
 	if (host->stdio != NULL)
 		mcp__stdio_free(host->stdio);	/* flags calls cancelled */
 	host->stdio = NULL;
+	/* First: what waits on Redis is answered while its requests and
+	 * sessions are still there. The sessions stay in Redis, for the
+	 * other instances. */
+	mcp__store_free(host->hconf.store);
+	host->hconf.store = NULL;
 	mcp__http_free(host->http);		/* ends every session */
 	host->http = NULL;
 	mcp__http_free(host->mhttp);
@@ -592,11 +597,26 @@ mcp__server_start(struct mcp_server *srv)
 		return rc;
 	srv->metrics.on = host->hconf.metrics ||
 	    host->hconf.metrics_listen != NULL;
+	if (host->hconf.redis != NULL && host->hconf.addr != NULL &&
+	    host->hconf.store == NULL) {
+		if (host->hconf.stateless)
+			mcp_log(MCP_LOG_NOTICE, "--redis with --stateless: "
+			    "no sessions to share, Redis is not used");
+		else if (srv->relay != NULL)
+			mcp_log(MCP_LOG_NOTICE, "--redis with a relay: its "
+			    "sessions live in the relay, Redis is not used");
+		else if ((host->hconf.store = mcp__store_new(srv,
+		    &host->hconf)) == NULL)
+			return MCP_EINVAL;
+	}
 	if (host->hconf.addr != NULL || host->hconf.metrics_listen != NULL) {
 		rc = mcp__http_start(srv, &host->hconf, http_transports,
 		    &host->http, &host->mhttp);
 		if (rc != MCP_OK)
 			return rc;
+		if (host->hconf.store != NULL && host->http != NULL)
+			mcp__store_on_ended(host->hconf.store,
+			    mcp__streamable_ended, host->http);
 	}
 	if (host->want_stdio) {
 		host->stdio = mcp__stdio_new(srv, host->stdio_in,

@@ -778,6 +778,19 @@ int	 mcp__tasks_running(struct mcp_server *srv) MCP_HIDDEN;
 /* Loop: S ends: every task of it goes. */
 void	 mcp__tasks_close(struct session *s) MCP_HIDDEN;
 
+/* Loop: S's record for another instance (--redis): its id, version,
+ * client capabilities and info, log level, subscriptions, readiness and
+ * subject, as one JSON text (a new string, NULL on ENOMEM). AT
+ * (wall-clock seconds) and BY (the writer) make each write's text its
+ * own. */
+char	*mcp__session_export(const struct session *s, double at,
+	    const char *by) MCP_HIDDEN;
+/* Loop: S (new, not open) takes the record DATA (LEN bytes, untrusted:
+ * checked like input) of session ID; then it is initialized and bound
+ * to the record's subject. MCP_EINVAL when it is not such a record. */
+int	 mcp__session_import(struct session *s, const char *id,
+	    const char *data, size_t len) MCP_HIDDEN;
+
 /* ---- relay.c: the methods answered by a relay (mcp_server_set_relay) */
 
 /* Loop: may a session open? NULL, or why not (for a 503). */

@@ -375,3 +375,101 @@ mcp_server_on_session(mcp_server *srv, mcp_session_open_fn open_fn,
 	return mcp__setup_keep(srv, __func__, NULL,
 	    on_session(srv, open_fn, close_fn, udata, udata_free));
 }
+
+/* ---- a session's record, for another instance (--redis) ------------- */
+
+#define RECORD_VERSION	1
+#define SUBJECT_MAX	1024
+
+char *
+mcp__session_export(const struct session *s, double at, const char *by)
+{
+	json_t		*rec;
+	const char	*k;
+	json_t		*v;
+	json_t		*subs;
+	char		*text;
+
+	subs = json_array();
+	rec = json_pack("{s:i, s:s, s:s, s:o, s:O?, s:i, s:b, s:o, s:f, s:s}",
+	    "v", RECORD_VERSION, "id", s->id, "version",
+	    mcp__version_str(s->version), "caps", s->client_caps != NULL ?
+	    json_incref(s->client_caps) : json_object(), "info",
+	    s->client_info, "level",
+	    s->log_level, "ready", s->ready, "subs", subs, "at", at, "by", by);
+	if (rec == NULL)
+		return NULL;
+	if (s->subs != NULL)
+		json_object_foreach(s->subs, k, v)
+			json_array_append_new(subs, json_string(k));
+	if (s->ident != NULL && s->ident->subject != NULL)
+		json_object_set_new(rec, "sub", json_string(s->ident->subject));
+	text = json_dumps(rec, JSON_COMPACT);
+	json_decref(rec);
+	return text;
+}
+
+int
+mcp__session_import(struct session *s, const char *id, const char *data,
+    size_t len)
+{
+	json_t		*rec, *caps, *info, *subs, *v;
+	json_error_t	 e;
+	const char	*rid, *ver, *sub = NULL;
+	char		*subject;
+	int		 recv, level, ready, version;
+	size_t		 i;
+
+	rec = json_loadb(data, len, JSON_REJECT_DUPLICATES, &e);
+	if (rec == NULL)
+		return MCP_EINVAL;
+	info = NULL;
+	if (json_unpack_ex(rec, &e, 0, "{s:i, s:s, s:s, s:o, s?o, s:i, s:b, "
+	    "s:o, s?s}", "v", &recv, "id", &rid, "version", &ver, "caps", &caps,
+	    "info", &info, "level", &level, "ready", &ready, "subs", &subs,
+	    "sub", &sub) != 0)
+		goto bad;
+	version = mcp__version_of(ver);
+	if (recv != RECORD_VERSION || strcmp(rid, id) != 0 || version == 0 ||
+	    !json_is_object(caps) || (info != NULL && !json_is_object(info) &&
+	    !json_is_null(info)) || level < 0 || level > MCP_SYSLOG_DEBUG ||
+	    !json_is_array(subs) || json_array_size(subs) >
+	    (size_t)s->srv->max_subscriptions ||
+	    (sub != NULL && strnlen(sub, SUBJECT_MAX + 1) > SUBJECT_MAX))
+		goto bad;
+	json_array_foreach(subs, i, v)
+		if (!json_is_string(v))
+			goto bad;
+	if (json_array_size(subs) > 0) {
+		s->subs = json_object();
+		if (s->subs == NULL)
+			goto nomem;
+		json_array_foreach(subs, i, v)
+			json_object_set_new(s->subs, json_string_value(v),
+			    json_true());
+	}
+	if (sub != NULL) {
+		subject = strdup(sub);
+		if (subject == NULL)
+			goto nomem;
+		mcp__identity_unref(s->ident);
+		s->ident = mcp__identity_new(subject, NULL);
+		if (s->ident == NULL)
+			goto nomem;
+	}
+	s->version = version;
+	s->initialized = 1;
+	s->ready = ready;
+	s->log_level = level;
+	s->client_caps = json_incref(caps);
+	s->caps = mcp__clientreq_caps(s);
+	s->client_info = json_is_object(info) ? json_incref(info) : NULL;
+	json_decref(rec);
+	return MCP_OK;
+bad:
+	json_decref(rec);
+	return MCP_EINVAL;
+nomem:
+	json_decref(rec);
+	return MCP_ENOMEM;
+}

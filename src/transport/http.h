@@ -21,6 +21,7 @@ struct lingering;
 struct ssess;
 struct sconn;
 struct route;
+struct lookup;
 
 /* Per request, in *req_cls. */
 struct req {
@@ -135,6 +136,7 @@ struct http {
 	int			 nssessions;
 	struct sconn		*sconns;	/* every live /mcp stream */
 	int			 nsconns;
+	struct lookup		*lookups;	/* --redis: ids asked for */
 };
 
 /* http.c helpers for the transports */

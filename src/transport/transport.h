@@ -75,11 +75,64 @@ struct http_conf {
 	mcp_auth_fn	 auth_fn;	/* mcp_server_set_auth: over auth_token */
 	void		*auth_udata;
 	void		(*auth_free)(void *);
+	/* Sessions shared through Redis (redis.c): NULL, off. */
+	char		*redis;		/* redis://... or unix:///path */
+	char		*redis_password; /* from --redis-password-file */
+	char		*redis_prefix;	/* of every key; "mcp:" */
+	struct store	*store;		/* main/'s, while the server runs */
 };
 
 struct http;
 struct sse_stream;
 struct MHD_Connection;
+
+/* ---- redis.c: the session store (--redis) ------------------------------ */
+
+/*
+ * Streamable HTTP sessions kept in Redis, so that any instance behind a
+ * balancer can serve any of them: the key <prefix>session:<id> holds a
+ * session's record (mcp__session_export) with a TTL, and a DEL is
+ * announced on the channel <prefix>ended. hiredis's asynchronous API on
+ * the server's loop, reconnecting with a backoff: no call blocks. Loop
+ * thread only.
+ */
+struct store;
+
+#define STORE_MAX_VALUE	(256u * 1024)	/* a record read back, at most */
+
+/* The answer to a command: ST_OK with the value (GET: NULL for none),
+ * ST_NONE (GET: no such key; SET XX: the key is gone), ST_ERR (down,
+ * an error reply, or too large). VAL is borrowed for the call. */
+enum { ST_OK, ST_NONE, ST_ERR };
+typedef void	(*store_fn)(void *arg, int status, const char *val,
+		    size_t len);
+
+/* A store for CONF's --redis, connecting as the loop runs; NULL with
+ * the reason logged (a bad URL, a host that does not resolve). Resolves
+ * a host name here, once, before the loop: never while it runs. */
+struct store *mcp__store_new(struct mcp_server *srv,
+	    const struct http_conf *conf) MCP_HIDDEN;
+/* Pending commands are answered ST_ERR first. NULL: nothing. */
+void	 mcp__store_free(struct store *st) MCP_HIDDEN;
+/* This instance's name in the records it writes (random, 32 hex). */
+const char *mcp__store_instance(const struct store *st) MCP_HIDDEN;
+/* NULL when Redis is reachable; else why not (for a 503). */
+const char *mcp__store_down(const struct store *st) MCP_HIDDEN;
+/* FN runs (loop) for each session id another instance ended. */
+void	 mcp__store_on_ended(struct store *st,
+	    void (*fn)(void *, const char *), void *arg) MCP_HIDDEN;
+/* GET the record of session SID; FN always runs once, later, unless
+ * this returns non-zero (down: then it never runs). */
+int	 mcp__store_get(struct store *st, const char *sid, store_fn fn,
+	    void *arg) MCP_HIDDEN;
+/* SET it to VAL for TTL seconds: NEW, only if absent (NX); else only
+ * if present (XX). FN may be NULL. */
+int	 mcp__store_set(struct store *st, const char *sid, const char *val,
+	    size_t len, int ttl, int new, store_fn fn, void *arg) MCP_HIDDEN;
+/* DEL it and announce it on the channel; with VAL, only if it still
+ * holds VAL (nobody renewed it since). */
+int	 mcp__store_del(struct store *st, const char *sid, const char *val)
+	    MCP_HIDDEN;
 
 /* The MCP transports over HTTP, by the routes they take. */
 enum {
@@ -88,6 +141,9 @@ enum {
 	HT_N
 };
 struct http_transport;
+/* The store's mcp__store_on_ended, with the daemon H: session SID ended
+ * on another instance, so its copy here ends too (no DEL). */
+void	 mcp__streamable_ended(void *h, const char *sid) MCP_HIDDEN;
 extern const struct http_transport mcp__sse_transport MCP_HIDDEN;
 extern const struct http_transport mcp__streamable_transport MCP_HIDDEN;
 

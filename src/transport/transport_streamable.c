@@ -15,6 +15,14 @@
  * (the connection stays alive); when a note comes first, or nothing
  * came for --keepalive seconds, the POST turns into a live stream read
  * from the log. Loop thread only, like all of HTTP.
+ *
+ * With --redis (redis.c), a session's record is in Redis too: written
+ * when it opens (its initialize is answered once Redis has it), renewed
+ * by activity once half the time since the last write is gone, or when
+ * its log level or subscriptions change, and deleted when it ends for
+ * all (DELETE; idle, if nobody renewed it since). A request naming an
+ * id this instance does not know is suspended while Redis is asked;
+ * found, the session is adopted here and the request served.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -105,9 +113,35 @@ struct ssess {
 	struct route	*get;		/* the standalone stream */
 	double		 seen;		/* last request */
 	double		 ending_at;	/* mcp_peer_close: its id is gone */
+	/* --redis: its record as last written (DEL on idle only if still
+	 * so), and what of it may change */
+	char		*rec;
+	double		 stored_at;	/* written (ev_now); 0: never */
+	int		 rec_level;
+	int		 rec_ready;
+	json_t		*rec_subs;	/* a copy, or NULL */
+	int		 store_failed;	/* its first write failed */
+	int		 elsewhere;	/* ended by another instance */
+	int		 adopted;	/* opened from Redis, here */
+};
+
+/* --redis: a request naming an id not known here, waiting on Redis. */
+struct lookup {
+	struct lookup	*next;		/* h->lookups */
+	struct http	*h;
+	struct MHD_Connection *conn;
+	char		 sid[33];
+	int		 done;
+	int		 dead;		/* its request is gone: just free it */
+	int		 status;	/* ST_* */
+	char		*val;
+	size_t		 len;
+	double		 done_at;
 };
 
 static void	 ssess_link(struct ssess *);
+static void	 store_forget(struct ssess *);
+static void	 ssess_end(struct ssess *);
 static int	 st_send(struct session *, void *, const char *, size_t, int);
 static void	 st_hold(struct session *, void *, int);
 static void	 st_close(struct session *, void *);
@@ -334,6 +368,10 @@ ssess_end(struct ssess *ss)
 		if (ss->next != NULL)
 			ss->next->prev = ss->prev;
 	}
+	if (ss->stored_at != 0 && !ss->elsewhere && h->conf->store != NULL)
+		store_forget(ss);
+	free(ss->rec);
+	json_decref(ss->rec_subs);
 	/* Dropping the calls lets go of their routes (st_hold); calls
 	 * still running keep the session, not SS. */
 	ss->sess->tdata = NULL;
@@ -342,6 +380,386 @@ ssess_end(struct ssess *ss)
 		route_free(ss->head);
 	free(ss);
 	mcp__server_check_drained(h->srv);
+}
+
+/* ---- --redis: the session's record in the store ------------------------ */
+
+/*
+ * The key lives half a --session-timeout longer than the session may
+ * idle, and is renewed once half a timeout has gone since its last
+ * write: so it outlives the last request anywhere by at least the
+ * timeout, without a write for every request.
+ */
+static int
+store_ttl(const struct http *h)
+{
+	return h->conf->session_timeout + (h->conf->session_timeout + 1) / 2;
+}
+
+/* A write on its way, named by its session's id: the session may end
+ * before Redis answers. */
+struct swrite {
+	struct http	*h;
+	char		 sid[33];
+	unsigned	 route;		/* the initialize's, held; 0: none */
+	int		 first;
+};
+
+static void
+stored_cb(void *arg, int status, const char *val, size_t len)
+{
+	struct swrite	*w = arg;
+	struct ssess	*ss = find(w->h, w->sid);
+	struct route	*r;
+
+	(void)val;
+	(void)len;
+	if (ss != NULL && w->first && status != ST_OK) {
+		mcp_log(MCP_LOG_WARN, "mcp: session %.8s: Redis did not take "
+		    "its record; it is refused", ss->id);
+		ss->store_failed = 1;
+	}
+	if (ss != NULL && w->first)
+		for (r = ss->head; r != NULL; r = r->next)
+			if (r->no == w->route) {
+				st_hold(ss->sess, r, -1);
+				break;
+			}
+	if (ss != NULL && !w->first && status == ST_NONE) {
+		/* Renewed with XX and no key: it ended elsewhere (DELETE,
+		 * or idle there and expired). */
+		MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s is no longer in "
+		    "Redis: ended elsewhere, ending it here", ss->id);
+		ss->elsewhere = 1;
+		ss->sess->why = MR_DELETED;
+		ssess_end(ss);
+	}
+	free(w);
+}
+
+/* Writes SS's record: FIRST, a new key (held on route ROUTE until
+ * Redis answers); else a renewal of a key that must exist. */
+static int
+store_write(struct ssess *ss, int first, unsigned route)
+{
+	struct http	*h = ss->h;
+	struct store	*st = h->conf->store;
+	struct swrite	*w;
+	char		*rec;
+
+	rec = mcp__session_export(ss->sess, ev_time(),
+	    mcp__store_instance(st));
+	w = malloc(sizeof(*w));
+	if (rec == NULL || w == NULL) {
+		free(rec);
+		free(w);
+		return -1;
+	}
+	w->h = h;
+	memcpy(w->sid, ss->id, sizeof(w->sid));
+	w->route = route;
+	w->first = first;
+	if (mcp__store_set(st, ss->id, rec, strlen(rec), store_ttl(h), first,
+	    stored_cb, w) != 0) {
+		free(rec);
+		free(w);
+		return -1;
+	}
+	free(ss->rec);
+	ss->rec = rec;
+	ss->stored_at = ev_now(h->srv->loop);
+	ss->rec_level = ss->sess->log_level;
+	ss->rec_ready = ss->sess->ready;
+	json_decref(ss->rec_subs);
+	ss->rec_subs = ss->sess->subs != NULL ?
+	    json_deep_copy(ss->sess->subs) : NULL;
+	return 0;
+}
+
+static int
+same_subs(const json_t *a, const json_t *b)
+{
+	if (a == NULL || json_object_size(a) == 0)
+		return b == NULL || json_object_size(b) == 0;
+	return b != NULL && json_equal((json_t *)a, (json_t *)b);
+}
+
+/* Activity on SS: its record is renewed when half its time is gone or
+ * something another instance needs has changed. A failure is retried
+ * at the next activity. */
+static void
+store_touch(struct ssess *ss)
+{
+	struct session	*s = ss->sess;
+
+	if (ss->h->conf->store == NULL || ss->stateless ||
+	    ss->stored_at == 0 || ss->elsewhere)
+		return;
+	if (ev_now(ss->h->srv->loop) - ss->stored_at <
+	    ss->h->conf->session_timeout / 2.0 &&
+	    s->log_level == ss->rec_level && s->ready == ss->rec_ready &&
+	    same_subs(s->subs, ss->rec_subs))
+		return;
+	(void)store_write(ss, 0, 0);
+}
+
+/* SS ends here: for all (DELETE: DEL), or idle here (DEL only if no
+ * instance wrote it since), or only here (shutdown: it stays). */
+static void
+store_forget(struct ssess *ss)
+{
+	struct store	*st = ss->h->conf->store;
+
+	if (ss->sess->why == MR_DELETED)
+		(void)mcp__store_del(st, ss->id, NULL);
+	else if (ss->sess->why == MR_EXPIRED && ss->rec != NULL)
+		(void)mcp__store_del(st, ss->id, ss->rec);
+}
+
+void
+mcp__streamable_ended(void *arg, const char *sid)
+{
+	struct http	*h = arg;
+	struct ssess	*ss = find(h, sid);
+
+	if (ss == NULL || ss->stateless)
+		return;
+	MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s ended by another instance",
+	    ss->id);
+	ss->elsewhere = 1;
+	ss->sess->why = MR_DELETED;
+	ssess_end(ss);
+}
+
+static void
+lookup_free(struct lookup *lk)
+{
+	free(lk->val);
+	free(lk);
+}
+
+static void
+lookup_unlink(struct lookup *lk)
+{
+	struct lookup	**pp;
+
+	for (pp = &lk->h->lookups; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == lk) {
+			*pp = lk->next;
+			break;
+		}
+}
+
+static void
+lookup_cb(void *arg, int status, const char *val, size_t len)
+{
+	struct lookup	*lk = arg;
+
+	if (lk->dead) {
+		lookup_free(lk);
+		return;
+	}
+	lk->status = status;
+	if (status == ST_OK && val != NULL) {
+		lk->val = malloc(len + 1);
+		if (lk->val == NULL)
+			lk->status = ST_ERR;
+		else {
+			memcpy(lk->val, val, len);
+			lk->val[len] = '\0';
+			lk->len = len;
+		}
+	}
+	lk->done = 1;
+	lk->done_at = ev_now(lk->h->srv->loop);
+	MHD_resume_connection(lk->conn);
+	mcp__http_wake(lk->h);
+}
+
+/* Is SID an id as we make them: 32 lower-case hex digits? */
+static int
+our_id(const char *sid)
+{
+	size_t	 i;
+
+	for (i = 0; i < 32; i++)
+		if (!((sid[i] >= '0' && sid[i] <= '9') ||
+		    (sid[i] >= 'a' && sid[i] <= 'f')))
+			return 0;
+	return sid[32] == '\0';
+}
+
+/* CONN's request names SID, unknown here: Redis is asked, CONN waits
+ * suspended (*RC: MHD_YES), or the answer is queued in *RC. */
+static void
+lookup_start(struct http *h, struct MHD_Connection *conn, const char *sid,
+    const char *origin, enum MHD_Result *rc)
+{
+	struct lookup	*lk;
+	const char	*why;
+
+	if (!our_id(sid)) {
+		*rc = mcp__http_reply_rpc(conn, 404, -32001,
+		    "Session not found", origin);
+		return;
+	}
+	if (h->srv->draining) {
+		mcp__http_refused(h, ML_DRAINING);
+		*rc = mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    "server shutting down", origin);
+		return;
+	}
+	why = mcp__store_down(h->conf->store);
+	lk = why == NULL ? calloc(1, sizeof(*lk)) : NULL;
+	if (lk != NULL) {
+		lk->h = h;
+		lk->conn = conn;
+		memcpy(lk->sid, sid, sizeof(lk->sid));
+		if (mcp__store_get(h->conf->store, sid, lookup_cb, lk) != 0) {
+			free(lk);
+			lk = NULL;
+		}
+	}
+	if (lk == NULL) {
+		*rc = mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    why != NULL ? why : "session store unavailable", origin);
+		return;
+	}
+	lk->next = h->lookups;
+	h->lookups = lk;
+	MHD_suspend_connection(conn);
+	*rc = MHD_YES;
+}
+
+/* The answered lookup of CONN's request for SID, unlinked; or NULL. */
+static struct lookup *
+lookup_take(struct http *h, struct MHD_Connection *conn, const char *sid)
+{
+	struct lookup	*lk;
+
+	for (lk = h->lookups; lk != NULL; lk = lk->next)
+		if (lk->conn == conn && lk->done &&
+		    strcmp(lk->sid, sid) == 0) {
+			lookup_unlink(lk);
+			return lk;
+		}
+	return NULL;
+}
+
+/* A session of another instance's, from its record (untrusted), made
+ * here: initialized, linked, not open yet (session_of opens it once
+ * the request's identity is checked). NULL: not a valid record. */
+static struct ssess *
+ssess_adopt(struct http *h, const char *sid, const char *val, size_t len)
+{
+	struct ssess	*ss;
+	int		 rc;
+
+	ss = calloc(1, sizeof(*ss));
+	if (ss == NULL)
+		return NULL;
+	memcpy(ss->id, sid, sizeof(ss->id));
+	ss->sess = mcp__session_new(h->srv, &st_ops, ss);
+	if (ss->sess == NULL) {
+		free(ss);
+		return NULL;
+	}
+	ss->sess->max_inflight = h->conf->max_inflight;
+	memcpy(ss->sess->id, ss->id, sizeof(ss->id));
+	rc = mcp__session_import(ss->sess, ss->id, val, len);
+	if (rc != MCP_OK) {
+		mcp_log(MCP_LOG_WARN, "mcp: session %.8s: %s in Redis, "
+		    "ignored", sid, rc == MCP_ENOMEM ? "out of memory for "
+		    "its record" : "not a valid record");
+		ss->sess->tdata = NULL;
+		mcp__session_close(ss->sess);
+		free(ss);
+		return NULL;
+	}
+	ss->h = h;
+	ss->hash = mcp__hash(ss->id);
+	ss->seen = ev_now(h->srv->loop);
+	ss->adopted = 1;
+	/* Renewed at once, by this instance: its own record. */
+	ss->stored_at = 1;
+	ss->rec_level = -1;
+	ssess_link(ss);
+	MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s adopted from Redis (%d "
+	    "open)", ss->id, h->nssessions);
+	return ss;
+}
+
+/* LK (taken) answered: the session it found, made here; or NULL with
+ * the answer queued in *RC (404: none; 503: Redis failed). */
+static struct ssess *
+lookup_adopt(struct http *h, struct lookup *lk, struct MHD_Connection *conn,
+    const char *origin, enum MHD_Result *rc)
+{
+	struct ssess	*ss;
+	const char	*why;
+	int		 status = lk->status;
+
+	ss = find(h, lk->sid);	/* another request adopted it meanwhile */
+	if (ss == NULL && status == ST_OK && lk->val != NULL &&
+	    h->nstreams + h->nssessions >= h->conf->max_sessions) {
+		lookup_free(lk);
+		mcp_log(MCP_LOG_WARN, "mcp: %d sessions open (--max-sessions), "
+		    "adopting no other", h->nstreams + h->nssessions);
+		mcp__http_refused(h, ML_MAX_SESSIONS);
+		*rc = mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    "too many sessions", origin);
+		return NULL;
+	}
+	if (ss == NULL && status == ST_OK && lk->val != NULL)
+		ss = ssess_adopt(h, lk->sid, lk->val, lk->len);
+	lookup_free(lk);
+	if (ss != NULL)
+		return ss;
+	if (status == ST_ERR && (why = mcp__store_down(h->conf->store)) !=
+	    NULL)
+		*rc = mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY, why,
+		    origin);
+	else if (status == ST_ERR)
+		*rc = mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    "session store unavailable: Redis failed to answer",
+		    origin);
+	else
+		*rc = mcp__http_reply_rpc(conn, 404, -32001,
+		    "Session not found", origin);
+	return NULL;
+}
+
+/* Is a lookup of CONN's answered, waiting for its request to go on? */
+static int
+lookup_answered(struct http *h, struct MHD_Connection *conn)
+{
+	struct lookup	*lk;
+
+	for (lk = h->lookups; lk != NULL; lk = lk->next)
+		if (lk->conn == conn && lk->done)
+			return 1;
+	return 0;
+}
+
+/* The daemon stops (or a sweep): answered lookups nobody took are
+ * freed (ALL: the others too, their answers freed when they come). */
+static void
+lookups_clear(struct http *h, double now, int all)
+{
+	struct lookup	*lk, *next, **pp = &h->lookups;
+
+	for (lk = h->lookups; lk != NULL; lk = next) {
+		next = lk->next;
+		if (lk->done && (all || now - lk->done_at > 10)) {
+			*pp = next;
+			lookup_free(lk);
+		} else if (all) {
+			*pp = next;
+			lk->dead = 1;
+			MHD_resume_connection(lk->conn);
+		} else
+			pp = &lk->next;
+	}
 }
 
 /*
@@ -1080,6 +1498,7 @@ session_of(struct http *h, struct MHD_Connection *conn, const char *sid,
     const char *version, const char *origin, enum MHD_Result *rc)
 {
 	struct ssess	*ss;
+	struct lookup	*lk;
 	const char	*why;
 
 	if (sid == NULL || sid[0] == '\0') {
@@ -1088,6 +1507,17 @@ session_of(struct http *h, struct MHD_Connection *conn, const char *sid,
 		return NULL;
 	}
 	ss = find(h, sid);
+	if (ss == NULL && h->conf->store != NULL) {
+		/* Maybe another instance's: Redis is asked, once. */
+		lk = lookup_take(h, conn, sid);
+		if (lk == NULL) {
+			lookup_start(h, conn, sid, origin, rc);
+			return NULL;
+		}
+		ss = lookup_adopt(h, lk, conn, origin, rc);
+		if (ss == NULL)
+			return NULL;
+	}
 	if (ss == NULL) {
 		*rc = mcp__http_reply_rpc(conn, 404, -32001,
 		    "Session not found", origin);
@@ -1099,7 +1529,13 @@ session_of(struct http *h, struct MHD_Connection *conn, const char *sid,
 	}
 	if (!mcp__http_identify(h, conn, ss->sess, origin, rc))
 		return NULL;
+	if (ss->adopted && !ss->sess->info->opened) {
+		/* With the request's identity: its claims too. */
+		mcp__session_open(ss->sess);
+		mcp__notify_listen(ss->sess);
+	}
 	ss->seen = ev_now(h->srv->loop);
+	store_touch(ss);
 	return ss;
 }
 
@@ -1429,6 +1865,11 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 			return reply_rpc(conn, 503, "too many sessions",
 			    rq->origin);
 		}
+		if (h->conf->store != NULL &&
+		    (why = mcp__store_down(h->conf->store)) != NULL) {
+			mcp__http_refused(h, ML_MAX_SESSIONS);
+			return reply_rpc(conn, 503, why, rq->origin);
+		}
 		ss = ssess_new(h, 0);
 		if (ss == NULL)
 			return reply_rpc(conn, 500, "cannot create a session",
@@ -1473,7 +1914,20 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		ssess_link(ss);
 		MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s opened (%d open)",
 		    ss->id, h->nssessions);
-	}
+		/* Answered once Redis has it: the client's next request may
+		 * reach another instance at once. */
+		if (h->conf->store != NULL) {
+			if (store_write(ss, 1, r->no) != 0) {
+				route_free(r);
+				ssess_end(ss);
+				return reply_rpc(conn, 503, "session store "
+				    "unavailable: cannot write to Redis",
+				    rq->origin);
+			}
+			st_hold(ss->sess, r, 1);
+		}
+	} else
+		store_touch(ss);	/* its level, its subscriptions */
 	if (r->holds == 0 && r->nnote == 0)
 		return answer_whole(r, conn, fresh, rq->origin);
 	/* Answers to come: wait for the first message or the answer. */
@@ -1510,6 +1964,16 @@ st_resumed(struct http *h, struct MHD_Connection *conn,
 		}
 		return MHD_NO;
 	}
+	if (r == NULL && h->conf->store != NULL &&
+	    lookup_answered(h, conn)) {
+		/* Redis answered for its session: the POST goes on. */
+		enum MHD_Result	 rc;
+
+		h->ident = rq->ident;
+		rc = st_post(h, conn, rq);
+		h->ident = NULL;
+		return rc;
+	}
 	if (r == NULL)
 		return mcp__http_reply_rpc(conn, 404, -32001,
 		    "Session not found", rq->origin);
@@ -1517,6 +1981,15 @@ st_resumed(struct http *h, struct MHD_Connection *conn,
 	r->waiting = NULL;
 	ev_timer_stop(h->srv->loop, &r->wait);
 	mcp__http_unwatch(&r->pw);
+	if (rq->fresh && r->ss->store_failed) {
+		struct ssess	*ss = r->ss;
+
+		route_free(r);
+		ss->sess->why = MR_DELETED;
+		ssess_end(ss);
+		return reply_rpc(conn, 503, "session store unavailable: Redis "
+		    "did not take the session", rq->origin);
+	}
 	if (r->holds == 0 && r->nnote == 0 && !r->closing && !r->stream)
 		return answer_whole(r, conn, rq->fresh, rq->origin);
 	return start_stream(r, conn, r->base, 1, rq->fresh, rq->origin);
@@ -1658,10 +2131,23 @@ st_sweep(struct http *h, double now)
 	struct ssess	*ss, *next;
 	struct route	*r, *rnext;
 
+	if (h->lookups != NULL)
+		lookups_clear(h, now, 0);
 	for (ss = h->ssessions; ss != NULL; ss = next) {
 		next = ss->next;
 		if (ss->stateless)
 			continue;	/* lives as long as its POST */
+		if (h->conf->store != NULL && now - ss->stored_at >=
+		    h->conf->session_timeout / 2.0) {
+			/* Streams or calls open and no request: still
+			 * alive, for the other instances too. */
+			for (r = ss->head; r != NULL; r = r->next)
+				if (r->holds > 0 || r->sc != NULL ||
+				    r->waiting != NULL)
+					break;
+			if (r != NULL)
+				store_touch(ss);
+		}
 		if (ss->ending_at > 0) {
 			if (!ending_done(ss, now))
 				continue;
@@ -1776,6 +2262,7 @@ st_abort_all(struct http *h)
 static void
 st_free_all(struct http *h)
 {
+	lookups_clear(h, 0, 1);
 	while (h->ssessions != NULL) {
 		h->ssessions->sess->why = MR_SHUTDOWN;
 		ssess_end(h->ssessions);

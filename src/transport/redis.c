@@ -1,0 +1,705 @@
+/*
+ * redis.c: the session store of --redis, hiredis's asynchronous API on
+ * the server's own libev loop (hiredis's adapters/libev.h). Two
+ * connections: one for commands (GET, SET, DEL, EVAL, PUBLISH), one
+ * subscribed to <prefix>ended, where an instance that ends a session
+ * says so, so that the others drop their copies. No call here blocks:
+ * a host name is resolved once by mcp__store_new, before the loop runs,
+ * and every connect, command and reply goes through the loop. A lost
+ * connection is retried with a backoff (100 ms doubling to 2 s); each
+ * change of state is logged once, not each failed attempt or request.
+ * A command unanswered for STORE_TIMEOUT seconds takes its connection
+ * down with it, so that no request waits on a Redis that hangs. Loop
+ * thread only.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <ev.h>
+#include <hiredis/hiredis.h>
+#include <hiredis/async.h>
+#include <hiredis/adapters/libev.h>
+
+#include "transport/http.h"
+
+#define STORE_TIMEOUT	2.0	/* s a command may wait for its answer */
+#define BACKOFF_MIN	0.1	/* s before the first retry */
+#define BACKOFF_MAX	2.0
+#define PREFIX_MAX	64
+
+/* Deletes KEYS[1] if it still holds ARGV[1], and announces ARGV[2] on
+ * KEYS[2]: the idle end of a session nobody renewed meanwhile. */
+static const char del_if_script[] =
+    "if redis.call('GET', KEYS[1]) == ARGV[1] then "
+    "redis.call('DEL', KEYS[1]); "
+    "redis.call('PUBLISH', KEYS[2], ARGV[2]); return 1 end return 0";
+
+struct store;
+
+struct rconn {
+	struct store		*st;
+	redisAsyncContext	*ac;		/* NULL: down */
+	int			 sub;		/* the subscriber */
+	int			 up;		/* answered its first command */
+	int			 was_up;	/* for the log: a change */
+	int			 failing;	/* a failure logged already */
+	double			 backoff;
+	double			 started;	/* its connect began */
+	char			 refused[120];	/* AUTH's or SELECT's error */
+	ev_timer		 retry;
+};
+
+struct store {
+	struct mcp_server	*srv;
+	struct ev_loop		*loop;
+	char			*shown;		/* for the log: no password */
+	char			*ip;		/* resolved, or NULL: unix */
+	int			 port;
+	char			*path;		/* unix socket */
+	char			*user;		/* AUTH user pass, or NULL */
+	char			*password;
+	int			 db;
+	char			 prefix[PREFIX_MAX + 1];
+	char			 channel[PREFIX_MAX + 8];
+	struct rconn		 cmd;
+	struct rconn		 subc;
+	int			 npending;	/* commands unanswered */
+	double			 progress_at;	/* last answer, or first wait */
+	ev_timer		 watchdog;
+	int			 freeing;
+	char			 why[160];	/* the 503's reason */
+	char			 instance[33];
+	void			(*ended_fn)(void *, const char *);
+	void			*ended_arg;
+};
+
+/* One command's answer on its way back to its caller. */
+struct op {
+	struct store	*st;
+	store_fn	 fn;
+	void		*arg;
+};
+
+static void	 rconn_start(struct rconn *);
+
+/* ---- the URL ------------------------------------------------------------ */
+
+/* %XX in a user name or password, in place. */
+static void
+unescape(char *s)
+{
+	char	*o = s;
+	int	 hi, lo;
+
+	for (; *s != '\0'; s++) {
+		if (*s == '%' && s[1] != '\0' && s[2] != '\0') {
+			hi = s[1] <= '9' ? s[1] - '0' : (s[1] | 0x20) - 'a' + 10;
+			lo = s[2] <= '9' ? s[2] - '0' : (s[2] | 0x20) - 'a' + 10;
+			if (hi >= 0 && hi < 16 && lo >= 0 && lo < 16) {
+				*o++ = (char)(hi * 16 + lo);
+				s += 2;
+				continue;
+			}
+		}
+		*o++ = *s;
+	}
+	*o = '\0';
+}
+
+/*
+ * "redis://[user:pass@]host[:port][/db]" or "unix:///path" into ST;
+ * a host name is resolved now (getaddrinfo, blocking: before the loop
+ * runs, never on it). 0, or -1 with the reason logged.
+ */
+static int
+parse_url(struct store *st, const char *url)
+{
+	char		*u, *p, *at, *host, *port, *db, *end;
+	char		 addr[INET6_ADDRSTRLEN], shown[256];
+	struct addrinfo	 hints, *ai = NULL;
+	long		 v;
+	int		 rc = -1, e, v6;
+
+	if (strncmp(url, "unix://", 7) == 0) {
+		if (url[7] != '/' || strlen(url + 7) >= 108) {
+			mcp_log(MCP_LOG_ERR, "redis: unix:///PATH wants an "
+			    "absolute path of at most 107 bytes");
+			return -1;
+		}
+		st->path = strdup(url + 7);
+		st->shown = strdup(url);
+		return st->path != NULL && st->shown != NULL ? 0 : -1;
+	}
+	if (strncmp(url, "redis://", 8) != 0) {
+		mcp_log(MCP_LOG_ERR, "redis: expected redis://[user:pass@]"
+		    "host:port[/db] or unix:///path, got \"%.80s\"", url);
+		return -1;
+	}
+	u = strdup(url + 8);
+	if (u == NULL)
+		return -1;
+	host = u;
+	at = strrchr(u, '@');
+	if (at != NULL) {
+		*at = '\0';
+		host = at + 1;
+		p = strchr(u, ':');
+		if (p != NULL) {
+			*p++ = '\0';
+			unescape(p);
+			free(st->password);
+			st->password = strdup(p);
+		}
+		unescape(u);
+		if (u[0] != '\0')
+			st->user = strdup(u);
+	}
+	db = strchr(host, '/');
+	if (db != NULL) {
+		*db++ = '\0';
+		if (*db != '\0') {
+			errno = 0;
+			v = strtol(db, &end, 10);
+			if (errno != 0 || *end != '\0' || v < 0 || v > 65535) {
+				mcp_log(MCP_LOG_ERR, "redis: bad database "
+				    "number \"%.20s\"", db);
+				goto out;
+			}
+			st->db = (int)v;
+		}
+	}
+	port = NULL;
+	if (host[0] == '[') {
+		p = strchr(host, ']');
+		if (p == NULL)
+			goto bad;
+		*p = '\0';
+		host++;
+		if (p[1] == ':')
+			port = p + 2;
+		else if (p[1] != '\0')
+			goto bad;
+	} else if ((p = strchr(host, ':')) != NULL) {
+		*p = '\0';
+		port = p + 1;
+	}
+	st->port = 6379;
+	if (port != NULL) {
+		errno = 0;
+		v = strtol(port, &end, 10);
+		if (errno != 0 || end == port || *end != '\0' || v < 1 ||
+		    v > 65535)
+			goto bad;
+		st->port = (int)v;
+	}
+	if (host[0] == '\0')
+		goto bad;
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	e = getaddrinfo(host, NULL, &hints, &ai);
+	if (e != 0 || ai == NULL) {
+		mcp_log(MCP_LOG_ERR, "redis: cannot resolve %.80s: %s", host,
+		    gai_strerror(e));
+		goto out;
+	}
+	v6 = ai->ai_family == AF_INET6;
+	if (v6)
+		inet_ntop(AF_INET6, &((struct sockaddr_in6 *)(void *)
+		    ai->ai_addr)->sin6_addr, addr, sizeof(addr));
+	else
+		inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)
+		    ai->ai_addr)->sin_addr, addr, sizeof(addr));
+	freeaddrinfo(ai);
+	st->ip = strdup(addr);
+	snprintf(shown, sizeof(shown), "redis://%s%.80s%s:%d/%d",
+	    v6 ? "[" : "", host, v6 ? "]" : "", st->port, st->db);
+	st->shown = strdup(shown);
+	rc = st->ip != NULL && st->shown != NULL ? 0 : -1;
+	goto out;
+bad:
+	mcp_log(MCP_LOG_ERR, "redis: expected redis://[user:pass@]host:port"
+	    "[/db], got \"redis://%.80s\"", host);
+out:
+	free(u);
+	return rc;
+}
+
+/* ---- connections -------------------------------------------------------- */
+
+static const char *
+rconn_name(const struct rconn *rc)
+{
+	return rc->sub ? "subscriber" : "connection";
+}
+
+/* RC is down (REASON): retried after its backoff; logged once a state. */
+static void
+rconn_down(struct rconn *rc, const char *reason)
+{
+	struct store	*st = rc->st;
+
+	rc->ac = NULL;
+	rc->up = 0;
+	if (st->freeing)
+		return;
+	if (rc->refused[0] != '\0')
+		reason = rc->refused;
+	if (!rc->sub)
+		snprintf(st->why, sizeof(st->why), "session store unavailable:"
+		    " Redis at %s: %s", st->shown, reason);
+	if (rc->was_up)
+		mcp_log(MCP_LOG_WARN, "redis: %s to %s lost (%s), "
+		    "reconnecting", rconn_name(rc), st->shown, reason);
+	else if (!rc->failing)
+		mcp_log(MCP_LOG_WARN, "redis: cannot connect to %s (%s), "
+		    "retrying", st->shown, reason);
+	else
+		MCP_LOG(MCP_LOG_DEBUG, "redis: %s to %s: %s", rconn_name(rc),
+		    st->shown, reason);
+	rc->was_up = 0;
+	rc->failing = 1;
+	ev_timer_set(&rc->retry, rc->backoff, 0.0);
+	ev_timer_start(st->loop, &rc->retry);
+	rc->backoff *= 2;
+	if (rc->backoff > BACKOFF_MAX)
+		rc->backoff = BACKOFF_MAX;
+}
+
+/* RC answered: it is up. */
+static void
+rconn_up(struct rconn *rc)
+{
+	if (rc->up)
+		return;
+	rc->up = 1;
+	rc->refused[0] = '\0';
+	rc->backoff = BACKOFF_MIN;
+	if (!rc->was_up && (rc->failing || !rc->sub))
+		mcp_log(MCP_LOG_NOTICE, "redis: %s to %s up%s", rconn_name(rc),
+		    rc->st->shown, rc->failing ? " again" : "");
+	rc->was_up = 1;
+	rc->failing = 0;
+}
+
+static void
+connect_cb(const redisAsyncContext *ac, int status)
+{
+	struct rconn	*rc = ac->data;
+
+	if (status != REDIS_OK)		/* hiredis frees AC */
+		rconn_down(rc, ac->errstr[0] != '\0' ? ac->errstr :
+		    "connect failed");
+}
+
+static void
+disconnect_cb(const redisAsyncContext *ac, int status)
+{
+	struct rconn	*rc = ac->data;
+
+	rconn_down(rc, status == REDIS_OK ? "closed" : ac->errstr[0] !=
+	    '\0' ? ac->errstr : "connection lost");
+}
+
+/* The answer to AUTH, SELECT or the first PING: an error ends RC. */
+static void
+hello_cb(redisAsyncContext *ac, void *r, void *privdata)
+{
+	redisReply	*reply = r;
+	struct rconn	*rc = ac->data;
+
+	if (reply == NULL)
+		return;		/* going down already */
+	if (reply->type == REDIS_REPLY_ERROR) {
+		if (!rc->failing || rc->was_up)
+			mcp_log(MCP_LOG_ERR, "redis: %s refused (%s): %.120s",
+			    (const char *)privdata, rconn_name(rc), reply->str);
+		if (rc->refused[0] == '\0')	/* the first says why */
+			snprintf(rc->refused, sizeof(rc->refused),
+			    "%s refused: %.80s", (const char *)privdata,
+			    reply->str);
+		rc->was_up = 0;
+		rc->failing = 1;
+		redisAsyncDisconnect(ac);
+		return;
+	}
+	if (strcmp(privdata, "PING") == 0)
+		rconn_up(rc);
+}
+
+static void
+ended_cb(redisAsyncContext *ac, void *r, void *privdata)
+{
+	redisReply	*reply = r, *kind, *msg;
+	struct rconn	*rc = ac->data;
+	struct store	*st = rc->st;
+	size_t		 i;
+
+	(void)privdata;
+	if (reply == NULL || reply->type != REDIS_REPLY_ARRAY ||
+	    reply->elements != 3)
+		return;
+	kind = reply->element[0];
+	msg = reply->element[2];
+	if (kind->type != REDIS_REPLY_STRING)
+		return;
+	if (strcmp(kind->str, "subscribe") == 0) {
+		rconn_up(rc);
+		return;
+	}
+	/* An id as we make them, 32 hex digits; anything else is noise. */
+	if (strcmp(kind->str, "message") != 0 ||
+	    msg->type != REDIS_REPLY_STRING || msg->len != 32)
+		return;
+	for (i = 0; i < 32; i++)
+		if (!((msg->str[i] >= '0' && msg->str[i] <= '9') ||
+		    (msg->str[i] >= 'a' && msg->str[i] <= 'f')))
+			return;
+	if (st->ended_fn != NULL)
+		st->ended_fn(st->ended_arg, msg->str);
+}
+
+static void
+rconn_start(struct rconn *rc)
+{
+	struct store		*st = rc->st;
+	redisAsyncContext	*ac;
+
+	rc->refused[0] = '\0';
+	if (st->path != NULL)
+		ac = redisAsyncConnectUnix(st->path);
+	else
+		ac = redisAsyncConnect(st->ip, st->port);
+	if (ac == NULL) {
+		rconn_down(rc, "out of memory");
+		return;
+	}
+	if (ac->err != 0) {
+		char	 why[128];
+
+		snprintf(why, sizeof(why), "%s", ac->errstr);
+		redisAsyncFree(ac);
+		rconn_down(rc, why);
+		return;
+	}
+	ac->data = rc;
+	if (redisLibevAttach(st->loop, ac) != REDIS_OK) {
+		redisAsyncFree(ac);
+		rconn_down(rc, "cannot attach to the loop");
+		return;
+	}
+	rc->ac = ac;
+	rc->started = ev_now(st->loop);
+	redisAsyncSetConnectCallback(ac, connect_cb);
+	redisAsyncSetDisconnectCallback(ac, disconnect_cb);
+	/* Queued now, written once connected, answered in order. */
+	if (st->password != NULL && st->user != NULL)
+		redisAsyncCommand(ac, hello_cb, "AUTH", "AUTH %s %s",
+		    st->user, st->password);
+	else if (st->password != NULL)
+		redisAsyncCommand(ac, hello_cb, "AUTH", "AUTH %s",
+		    st->password);
+	if (rc->sub)
+		redisAsyncCommand(ac, ended_cb, NULL, "SUBSCRIBE %b",
+		    st->channel, strlen(st->channel));
+	else {
+		if (st->db != 0)
+			redisAsyncCommand(ac, hello_cb, "SELECT", "SELECT %d",
+			    st->db);
+		redisAsyncCommand(ac, hello_cb, "PING", "PING");
+	}
+}
+
+static void
+retry_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	rconn_start(w->data);
+}
+
+/*
+ * Once a second: a command unanswered for STORE_TIMEOUT takes the
+ * connection down (its callbacks run with no reply, so the requests
+ * waiting on them get their 503), since hiredis 0.14 has no timeouts.
+ */
+static void
+watchdog_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct store	*st = w->data;
+	struct rconn	*rcs[2] = { &st->cmd, &st->subc };
+	int		 i;
+
+	(void)revents;
+	/* A connect (or its AUTH) that hangs: a host that drops packets. */
+	for (i = 0; i < 2; i++)
+		if (rcs[i]->ac != NULL && !rcs[i]->up &&
+		    ev_now(loop) - rcs[i]->started > STORE_TIMEOUT) {
+			redisAsyncFree(rcs[i]->ac);
+			if (rcs[i]->ac != NULL)
+				rconn_down(rcs[i], "connect timed out");
+		}
+	if (st->npending == 0 || st->cmd.ac == NULL ||
+	    ev_now(loop) - st->progress_at < STORE_TIMEOUT)
+		return;
+	mcp_log(MCP_LOG_WARN, "redis: no answer from %s for %.0f s, "
+	    "reconnecting", st->shown, STORE_TIMEOUT);
+	st->cmd.was_up = 0;
+	st->cmd.failing = 1;
+	st->cmd.up = 0;			/* no new command meanwhile */
+	snprintf(st->cmd.refused, sizeof(st->cmd.refused), "no answer for "
+	    "%.0f s", STORE_TIMEOUT);
+	redisAsyncFree(st->cmd.ac);	/* disconnect_cb: retried */
+	if (st->cmd.ac != NULL)		/* never connected: no callback */
+		rconn_down(&st->cmd, "no answer");
+}
+
+/* ---- the store ---------------------------------------------------------- */
+
+struct store *
+mcp__store_new(struct mcp_server *srv, const struct http_conf *conf)
+{
+	struct store	*st;
+	const char	*prefix;
+
+	st = calloc(1, sizeof(*st));
+	if (st == NULL)
+		return NULL;
+	st->srv = srv;
+	st->loop = srv->loop;
+	if (mcp__http_new_id(st->instance) != 0)
+		goto fail;
+	if (conf->redis_password != NULL &&
+	    (st->password = strdup(conf->redis_password)) == NULL)
+		goto fail;
+	if (parse_url(st, conf->redis) != 0)
+		goto fail;
+	if (conf->redis_password != NULL) {	/* the file wins */
+		free(st->password);
+		st->password = strdup(conf->redis_password);
+	}
+	prefix = conf->redis_prefix != NULL ? conf->redis_prefix : "mcp:";
+	snprintf(st->prefix, sizeof(st->prefix), "%s", prefix);
+	snprintf(st->channel, sizeof(st->channel), "%sended", st->prefix);
+	snprintf(st->why, sizeof(st->why), "session store unavailable: "
+	    "Redis at %s: not connected yet", st->shown);
+	st->cmd.st = st->subc.st = st;
+	st->subc.sub = 1;
+	st->cmd.backoff = st->subc.backoff = BACKOFF_MIN;
+	ev_timer_init(&st->cmd.retry, retry_cb, 0.0, 0.0);
+	st->cmd.retry.data = &st->cmd;
+	ev_timer_init(&st->subc.retry, retry_cb, 0.0, 0.0);
+	st->subc.retry.data = &st->subc;
+	ev_timer_init(&st->watchdog, watchdog_cb, 1.0, 1.0);
+	st->watchdog.data = st;
+	ev_timer_start(st->loop, &st->watchdog);
+	mcp_log(MCP_LOG_INFO, "redis: sessions shared through %s, keys "
+	    "%ssession:*", st->shown, st->prefix);
+	rconn_start(&st->cmd);
+	rconn_start(&st->subc);
+	return st;
+fail:
+	mcp__store_free(st);
+	return NULL;
+}
+
+void
+mcp__store_free(struct store *st)
+{
+	if (st == NULL)
+		return;
+	st->freeing = 1;
+	ev_timer_stop(st->loop, &st->watchdog);
+	ev_timer_stop(st->loop, &st->cmd.retry);
+	ev_timer_stop(st->loop, &st->subc.retry);
+	/* Pending callbacks run now, with no reply: ST_ERR. */
+	if (st->cmd.ac != NULL)
+		redisAsyncFree(st->cmd.ac);
+	if (st->subc.ac != NULL)
+		redisAsyncFree(st->subc.ac);
+	free(st->shown);
+	free(st->ip);
+	free(st->path);
+	free(st->user);
+	if (st->password != NULL) {
+		volatile char	*z = st->password;
+
+		while (*z != '\0')
+			*z++ = '\0';
+	}
+	free(st->password);
+	free(st);
+}
+
+const char *
+mcp__store_instance(const struct store *st)
+{
+	return st->instance;
+}
+
+const char *
+mcp__store_down(const struct store *st)
+{
+	return st->cmd.up ? NULL : st->why;
+}
+
+void
+mcp__store_on_ended(struct store *st, void (*fn)(void *, const char *),
+    void *arg)
+{
+	st->ended_fn = fn;
+	st->ended_arg = arg;
+}
+
+static void
+op_cb(redisAsyncContext *ac, void *r, void *privdata)
+{
+	redisReply	*reply = r;
+	struct op	*op = privdata;
+	struct store	*st = op->st;
+	int		 status = ST_ERR;
+	const char	*val = NULL;
+	size_t		 len = 0;
+
+	(void)ac;
+	st->npending--;
+	st->progress_at = ev_now(st->loop);
+	if (reply == NULL)
+		status = ST_ERR;
+	else if (reply->type == REDIS_REPLY_NIL)
+		status = ST_NONE;
+	else if (reply->type == REDIS_REPLY_ERROR)
+		MCP_LOG(MCP_LOG_WARN, "redis: error reply: %.120s",
+		    reply->str);
+	else if (reply->type == REDIS_REPLY_STRING ||
+	    reply->type == REDIS_REPLY_STATUS) {
+		if (reply->len > STORE_MAX_VALUE)
+			mcp_log(MCP_LOG_WARN, "redis: a value of %zu bytes, "
+			    "over %u: ignored", (size_t)reply->len,
+			    STORE_MAX_VALUE);
+		else {
+			status = ST_OK;
+			val = reply->str;
+			len = reply->len;
+		}
+	} else
+		status = ST_OK;
+	if (op->fn != NULL)
+		op->fn(op->arg, status, val, len);
+	free(op);
+}
+
+/* Sends ARGC ARGV; the answer goes to FN (may be NULL). */
+static int
+command(struct store *st, store_fn fn, void *arg, int argc,
+    const char **argv, const size_t *argvlen)
+{
+	struct op	*op;
+
+	if (st->freeing || !st->cmd.up || st->cmd.ac == NULL)
+		return -1;
+	op = malloc(sizeof(*op));
+	if (op == NULL)
+		return -1;
+	op->st = st;
+	op->fn = fn;
+	op->arg = arg;
+	if (redisAsyncCommandArgv(st->cmd.ac, op_cb, op, argc, argv,
+	    argvlen) != REDIS_OK) {
+		free(op);
+		return -1;
+	}
+	if (st->npending++ == 0)
+		st->progress_at = ev_now(st->loop);
+	return 0;
+}
+
+static size_t
+key_of(const struct store *st, const char *sid, char *out, size_t max)
+{
+	int	 n;
+
+	n = snprintf(out, max, "%ssession:%s", st->prefix, sid);
+	return n > 0 && (size_t)n < max ? (size_t)n : 0;
+}
+
+int
+mcp__store_get(struct store *st, const char *sid, store_fn fn, void *arg)
+{
+	char		 key[PREFIX_MAX + 48];
+	const char	*argv[2];
+	size_t		 lens[2];
+
+	lens[1] = key_of(st, sid, key, sizeof(key));
+	argv[0] = "GET";
+	lens[0] = 3;
+	argv[1] = key;
+	return command(st, fn, arg, 2, argv, lens);
+}
+
+int
+mcp__store_set(struct store *st, const char *sid, const char *val,
+    size_t len, int ttl, int new, store_fn fn, void *arg)
+{
+	char		 key[PREFIX_MAX + 48], secs[24];
+	const char	*argv[6];
+	size_t		 lens[6];
+
+	lens[1] = key_of(st, sid, key, sizeof(key));
+	lens[4] = (size_t)snprintf(secs, sizeof(secs), "%d", ttl);
+	argv[0] = "SET";
+	lens[0] = 3;
+	argv[1] = key;
+	argv[2] = val;
+	lens[2] = len;
+	argv[3] = "EX";
+	lens[3] = 2;
+	argv[4] = secs;
+	argv[5] = new ? "NX" : "XX";
+	lens[5] = 2;
+	return command(st, fn, arg, 6, argv, lens);
+}
+
+int
+mcp__store_del(struct store *st, const char *sid, const char *val)
+{
+	char		 key[PREFIX_MAX + 48];
+	const char	*argv[7];
+	size_t		 lens[7];
+
+	lens[1] = key_of(st, sid, key, sizeof(key));
+	argv[1] = key;
+	if (val == NULL) {
+		argv[0] = "DEL";
+		lens[0] = 3;
+		if (command(st, NULL, NULL, 2, argv, lens) != 0)
+			return -1;
+		argv[0] = "PUBLISH";
+		lens[0] = 7;
+		argv[1] = st->channel;
+		lens[1] = strlen(st->channel);
+		argv[2] = sid;
+		lens[2] = strlen(sid);
+		return command(st, NULL, NULL, 3, argv, lens);
+	}
+	argv[0] = "EVAL";
+	lens[0] = 4;
+	argv[1] = del_if_script;
+	lens[1] = sizeof(del_if_script) - 1;
+	argv[2] = "2";
+	lens[2] = 1;
+	argv[3] = key;
+	lens[3] = key_of(st, sid, key, sizeof(key));
+	argv[4] = st->channel;
+	lens[4] = strlen(st->channel);
+	argv[5] = val;
+	lens[5] = strlen(val);
+	argv[6] = sid;
+	lens[6] = strlen(sid);
+	return command(st, NULL, NULL, 7, argv, lens);
+}
