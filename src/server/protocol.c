@@ -291,10 +291,11 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 	if (scaps != NULL && srv->feat.complete_fn != NULL &&
 	    s->version >= MCP_V20250326)
 		json_object_set_new(scaps, "completions", json_object());
-	/* Tasks: 2025-11-25 on, on a session that outlives its requests,
-	 * and when some tool may be called as one. */
+	/* Tasks: 2025-11-25 on, on a session that outlives its requests
+	 * and lives in this process only (a task does), and when some tool
+	 * may be called as one. */
 	if (scaps != NULL && s->version >= MCP_V20251125 && !s->implicit &&
-	    mcp__registry_tasks(&srv->reg)) {
+	    !s->shared && mcp__registry_tasks(&srv->reg)) {
 		s->tasks_on = 1;
 		json_object_set_new(scaps, "tasks", json_pack("{s:{}, s:{}, "
 		    "s:{s:{s:{}}}}", "list", "cancel", "requests", "tools",

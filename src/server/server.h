@@ -625,6 +625,8 @@ struct session {
 							   handled, or NULL */
 	struct table			 tasks;		/* struct task, by id */
 	int				 tasks_on;	/* the capability was declared */
+	int				 shared;	/* other instances serve it too
+							   (--redis): no tasks */
 };
 
 struct session *mcp__session_new(struct mcp_server *srv,

@@ -1874,6 +1874,9 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		if (ss == NULL)
 			return reply_rpc(conn, 500, "cannot create a session",
 			    rq->origin);
+		/* Other instances may serve it: what lives in this process
+		 * only (tasks) is not offered. */
+		ss->sess->shared = h->conf->store != NULL;
 		fresh = 1;
 	} else {
 		ss = session_of(h, conn, rq->sid, rq->version, rq->origin,

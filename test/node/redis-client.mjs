@@ -48,9 +48,15 @@ const t0 = Date.now();
 let t = ttl(sid);
 ok(t > ttlMax - 3 && t <= ttlMax, `Redis: ${opt.prefix}session:<id> exists with a TTL of at most ${ttlMax} s (${t})`);
 
+// A task lives in one process: a session any instance may serve is
+// offered none (mcp-demo's sleep may otherwise run as one).
+const caps = client.getServerCapabilities();
+ok(caps && caps.tools && !('tasks' in caps), `SDK: no tasks capability on a shared session (${JSON.stringify(caps)})`);
 try {
-	const tools = (await client.listTools()).tools.map((x) => x.name);
+	const listed = (await client.listTools()).tools;
+	const tools = listed.map((x) => x.name);
 	ok(tools.includes('echo') && tools.includes('sleep'), `SDK: tools/list names echo and sleep (${tools.join(' ')})`);
+	ok(listed.every((x) => !('execution' in x)), 'SDK: and no execution.taskSupport');
 } catch (e) {
 	ok(false, 'SDK: tools/list', errText(e));
 }
