@@ -344,6 +344,46 @@ done
 ok $? "Redis going on (SIGCONT): instance 3 reconnects and adopts the session (got $code)" \
     "$tmp/demo3.log"
 
+# An initialize is answered only once Redis holds its session: with
+# Redis hung it is never streamed out early (at --stream-after-ms), but
+# refused when the store gives up on it.
+kill -STOP "$rpid"
+t0=$(date +%s)
+post "http://127.0.0.1:$port_1/mcp" "$init"
+took=$(( $(date +%s) - t0 ))
+kill -CONT "$rpid"
+[ "$code" = 503 ] && [ -z "$got_sid" ] && [ $took -le 5 ]
+ok $? "Redis stopped (SIGSTOP) during an initialize: 503 after ${took} s and no Mcp-Session-Id, not a session Redis never took (got $code)" \
+    "$tmp/resp"
+i=0
+while [ $i -lt 40 ]; do
+	open_session "http://127.0.0.1:$port_1/mcp" && break
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$code" = 202 ]
+ok $? "Redis going on: instance 1 opens sessions again (after $i tries)" \
+    "$tmp/demo1.log"
+back_sid=$sid
+
+# A record larger than an instance reads back is refused at initialize
+# (400), not stored to make the session 503 everywhere else.
+big=$(head -c 300000 /dev/zero | tr '\0' x)
+printf '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{"experimental":{"x":{"pad":"%s"}}},"clientInfo":{"name":"curl","version":"1"}}}' \
+    "$big" >"$tmp/big.json"
+code=$(curl -s -D "$tmp/head" -o "$tmp/resp" -w '%{http_code}' --max-time 10 \
+    -H "$H1" -H "$H2" --data-binary @"$tmp/big.json" "http://127.0.0.1:$port_1/mcp")
+[ "$code" = 400 ] && ! grep -qi '^mcp-session-id' "$tmp/head"
+ok $? "an initialize whose record would pass 256 KiB (300 KB of capabilities): 400, no session (got $code)" \
+    "$tmp/resp"
+
+# A bad --redis URL is refused without printing what may be a password.
+"$MCP_DEMO" --http 127.0.0.1:0 --redis 'rediss://:hunter2@127.0.0.1:1' \
+    </dev/null >/dev/null 2>"$tmp/badurl.err"
+rc=$?
+[ $rc -ne 0 ] && [ -s "$tmp/badurl.err" ] && ! grep -q hunter2 "$tmp/badurl.err"
+ok $? "--redis rediss://:PASSWORD@...: refused (exit $rc), the password not in the log" "$tmp/badurl.err"
+
 # ---- an instance killed ---------------------------------------------------
 
 open_session "http://127.0.0.1:$port_2/mcp"
@@ -407,7 +447,7 @@ done
     grep -q "session ${idle_sid%????????????????????????} idle" "$tmp/demo1.log"
 ok $? "the session left idle ended after --session-timeout $timeout s, its key deleted (not left to its 9 s TTL)" \
     "$tmp/demo1.log"
-for s in "$local_sid" "$new_sid" "$lost_sid" "$hang_sid"; do
+for s in "$local_sid" "$new_sid" "$lost_sid" "$hang_sid" "$back_sid"; do
 	curl -s -o /dev/null --max-time 5 -X DELETE -H "Mcp-Session-Id: $s" "$url"
 done
 i=0

@@ -289,8 +289,10 @@ set_option(mcp_server *srv, const char *name, const char *value)
 	if (strcmp(name, "redis") == 0) {
 		if (strncmp(value, "redis://", 8) != 0 &&
 		    strncmp(value, "unix:///", 8) != 0) {
+			/* Only its scheme: the rest may hold a password. */
 			mcp_log(MCP_LOG_ERR, "option redis: redis://[user:pass@]"
-			    "host:port[/db] or unix:///path, not \"%.80s\"",
+			    "host:port[/db] or unix:///path, not a URL of "
+			    "scheme \"%.*s\"", (int)strcspn(value, ":/@"),
 			    value);
 			return MCP_EINVAL;
 		}

@@ -54,6 +54,8 @@ struct rconn {
 	ev_timer		 retry;
 };
 
+#define LATER_MAX	64	/* deletes kept while Redis is away */
+
 struct store {
 	struct mcp_server	*srv;
 	struct ev_loop		*loop;
@@ -76,6 +78,13 @@ struct store {
 	char			 instance[33];
 	void			(*ended_fn)(void *, const char *);
 	void			*ended_arg;
+	/* Deletes asked for while Redis was away (a first write that may
+	 * still land, a session ended): sent when it is back. */
+	struct later {
+		char		 sid[33];
+		char		*val;		/* NULL: DEL and announce */
+	}			 later[LATER_MAX];
+	int			 nlater;
 };
 
 /* One command's answer on its way back to its caller. */
@@ -86,6 +95,7 @@ struct op {
 };
 
 static void	 rconn_start(struct rconn *);
+static void	 flush_later(struct store *);
 
 /* ---- the URL ------------------------------------------------------------ */
 
@@ -136,8 +146,10 @@ parse_url(struct store *st, const char *url)
 		return st->path != NULL && st->shown != NULL ? 0 : -1;
 	}
 	if (strncmp(url, "redis://", 8) != 0) {
+		/* Only its scheme: the rest may hold a password. */
 		mcp_log(MCP_LOG_ERR, "redis: expected redis://[user:pass@]"
-		    "host:port[/db] or unix:///path, got \"%.80s\"", url);
+		    "host:port[/db] or unix:///path, got a URL of scheme "
+		    "\"%.*s\"", (int)strcspn(url, ":/@"), url);
 		return -1;
 	}
 	u = strdup(url + 8);
@@ -285,6 +297,8 @@ rconn_up(struct rconn *rc)
 		    rc->st->shown, rc->failing ? " again" : "");
 	rc->was_up = 1;
 	rc->failing = 0;
+	if (!rc->sub)
+		flush_later(rc->st);
 }
 
 static void
@@ -522,6 +536,8 @@ mcp__store_free(struct store *st)
 		redisAsyncFree(st->cmd.ac);
 	if (st->subc.ac != NULL)
 		redisAsyncFree(st->subc.ac);
+	while (st->nlater > 0)
+		free(st->later[--st->nlater].val);
 	free(st->shown);
 	free(st->ip);
 	free(st->path);
@@ -578,11 +594,14 @@ op_cb(redisAsyncContext *ac, void *r, void *privdata)
 		    reply->str);
 	else if (reply->type == REDIS_REPLY_STRING ||
 	    reply->type == REDIS_REPLY_STATUS) {
-		if (reply->len > STORE_MAX_VALUE)
+		if (reply->len > STORE_MAX_VALUE) {
+			/* No record of ours (we write none so large): as
+			 * if absent, not Redis failing. */
 			mcp_log(MCP_LOG_WARN, "redis: a value of %zu bytes, "
-			    "over %u: ignored", (size_t)reply->len,
+			    "over %u: taken for none", (size_t)reply->len,
 			    STORE_MAX_VALUE);
-		else {
+			status = ST_NONE;
+		} else {
 			status = ST_OK;
 			val = reply->str;
 			len = reply->len;
@@ -665,8 +684,48 @@ mcp__store_set(struct store *st, const char *sid, const char *val,
 	return command(st, fn, arg, 6, argv, lens);
 }
 
+static int	 del_now(struct store *, const char *, const char *);
+
+/* Redis is back: the deletes it missed, oldest first. */
+static void
+flush_later(struct store *st)
+{
+	int	 i, n = st->nlater;
+
+	st->nlater = 0;
+	for (i = 0; i < n; i++) {
+		(void)del_now(st, st->later[i].sid, st->later[i].val);
+		free(st->later[i].val);
+	}
+}
+
 int
 mcp__store_del(struct store *st, const char *sid, const char *val)
+{
+	struct later	*l;
+
+	if (del_now(st, sid, val) == 0 || st->freeing || strlen(sid) >
+	    sizeof(l->sid) - 1)
+		return 0;
+	/* Away: kept for when it is back, the oldest dropped when full
+	 * (its key then goes by its TTL). */
+	if (st->nlater == LATER_MAX) {
+		free(st->later[0].val);
+		memmove(st->later, st->later + 1,
+		    (LATER_MAX - 1) * sizeof(st->later[0]));
+		st->nlater--;
+	}
+	l = &st->later[st->nlater];
+	memcpy(l->sid, sid, strlen(sid) + 1);
+	l->val = val != NULL ? strdup(val) : NULL;
+	if (val != NULL && l->val == NULL)
+		return -1;
+	st->nlater++;
+	return 0;
+}
+
+static int
+del_now(struct store *st, const char *sid, const char *val)
 {
 	char		 key[PREFIX_MAX + 48];
 	const char	*argv[7];

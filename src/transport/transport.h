@@ -130,7 +130,8 @@ int	 mcp__store_get(struct store *st, const char *sid, store_fn fn,
 int	 mcp__store_set(struct store *st, const char *sid, const char *val,
 	    size_t len, int ttl, int new, store_fn fn, void *arg) MCP_HIDDEN;
 /* DEL it and announce it on the channel; with VAL, only if it still
- * holds VAL (nobody renewed it since). */
+ * holds VAL (nobody renewed it since). With Redis away, sent when it is
+ * back (at most 64 kept). */
 int	 mcp__store_del(struct store *st, const char *sid, const char *val)
 	    MCP_HIDDEN;
 

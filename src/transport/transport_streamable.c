@@ -51,6 +51,8 @@ struct route {
 	struct ssess	*ss;
 	unsigned	 no;		/* 0: the standalone stream */
 	int		 holds;		/* calls and batches owing answers */
+	int		 storing;	/* an initialize waiting for Redis to
+					   hold its session: never streamed */
 	int		 inputting;	/* its POST is being handled */
 	int		 nfinal;	/* answers logged */
 	int		 nnote;		/* other messages logged */
@@ -418,10 +420,15 @@ stored_cb(void *arg, int status, const char *val, size_t len)
 		mcp_log(MCP_LOG_WARN, "mcp: session %.8s: Redis did not take "
 		    "its record; it is refused", ss->id);
 		ss->store_failed = 1;
+		/* A write that timed out may land yet: undone, if so. */
+		if (ss->rec != NULL)
+			(void)mcp__store_del(w->h->conf->store, ss->id,
+			    ss->rec);
 	}
 	if (ss != NULL && w->first)
 		for (r = ss->head; r != NULL; r = r->next)
 			if (r->no == w->route) {
+				r->storing = 0;
 				st_hold(ss->sess, r, -1);
 				break;
 			}
@@ -449,6 +456,15 @@ store_write(struct ssess *ss, int first, unsigned route)
 
 	rec = mcp__session_export(ss->sess, ev_time(),
 	    mcp__store_instance(st));
+	if (rec != NULL && strlen(rec) > STORE_MAX_VALUE) {
+		/* More than another instance would read back. */
+		mcp_log(MCP_LOG_NOTICE, "mcp: session %.8s: its record "
+		    "(%zu bytes: client capabilities and info) is over the "
+		    "%u bytes kept in Redis", ss->id, strlen(rec),
+		    STORE_MAX_VALUE);
+		free(rec);
+		return -2;
+	}
 	w = malloc(sizeof(*w));
 	if (rec == NULL || w == NULL) {
 		free(rec);
@@ -1382,8 +1398,10 @@ wait_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)loop;
 	(void)revents;
 	/* Not answered yet: a stream, primed with an event id to come back
-	 * with, and with keepalives to keep proxies from cutting it. */
-	if (r->waiting != NULL) {
+	 * with, and with keepalives to keep proxies from cutting it; not
+	 * an initialize whose session Redis has yet to take (its answer
+	 * waits for that, at most the store's own time limit). */
+	if (r->waiting != NULL && !r->storing) {
 		r->stream = 1;
 		wait_resume(r);
 	}
@@ -1813,7 +1831,7 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 	const char	*accept;
 	size_t		 len = rq->body.len;
 	enum MHD_Result	 rc = MHD_NO;
-	int		 fresh = 0, version, in;
+	int		 fresh = 0, version, in, wrc;
 	unsigned	 nreq;
 
 	accept = rq->accept;
@@ -1920,13 +1938,20 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		/* Answered once Redis has it: the client's next request may
 		 * reach another instance at once. */
 		if (h->conf->store != NULL) {
-			if (store_write(ss, 1, r->no) != 0) {
+			wrc = store_write(ss, 1, r->no);
+			if (wrc != 0) {
 				route_free(r);
 				ssess_end(ss);
-				return reply_rpc(conn, 503, "session store "
-				    "unavailable: cannot write to Redis",
-				    rq->origin);
+				return wrc == -2 ? reply_rpc(conn, 400,
+				    "initialize too large to share: its "
+				    "capabilities and clientInfo must fit in "
+				    "256 KiB", rq->origin) : reply_rpc(conn,
+				    503, "session store unavailable: cannot "
+				    "write to Redis", rq->origin);
 			}
+			/* Not streamed before Redis answers (wait_cb):
+			 * a failed write still refuses it. */
+			r->storing = 1;
 			st_hold(ss->sess, r, 1);
 		}
 	} else
