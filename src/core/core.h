@@ -119,6 +119,7 @@ struct rpc_fields {
 	char	 tname[132];
 	int	 tname_kind;	/* 0 absent, 1 a name, 2 not a string, 3 too long */
 	int	 args_kind;	/* 0 absent, 1 an object, 2 other */
+	int	 has_task;	/* a "task" member (tools/call as a task) */
 	/* Where arguments and an object _meta lie in PRAW (their last
 	 * occurrence; a length of 0: absent), so that a tool call builds
 	 * only them. */

@@ -691,7 +691,8 @@ mcp__json_array_count(const char *data, size_t len)
 
 /*
  * A params object: checked and left as text (F->praw), noting what the
- * loop needs: tools/call's name and whether arguments is an object.
+ * loop needs: tools/call's name, whether arguments is an object, and
+ * whether there is a task member (however its name was escaped).
  */
 static int
 scan_params(struct parser *ps, struct rpc_fields *f)
@@ -701,7 +702,7 @@ scan_params(struct parser *ps, struct rpc_fields *f)
 	size_t			 n;
 	int			 which, rc;
 
-	f->tname_kind = f->args_kind = 0;
+	f->tname_kind = f->args_kind = f->has_task = 0;
 	f->args_len = f->meta_len = 0;
 	ps->p++;
 	skip_ws(ps);
@@ -715,6 +716,8 @@ scan_params(struct parser *ps, struct rpc_fields *f)
 		which = n == 4 && memcmp(s, "name", 4) == 0 ? 1 :
 		    n == 9 && memcmp(s, "arguments", 9) == 0 ? 2 :
 		    n == 5 && memcmp(s, "_meta", 5) == 0 ? 3 : 0;
+		if (n == 4 && memcmp(s, "task", 4) == 0)
+			f->has_task = 1;
 		skip_ws(ps);
 		vstart = ps->p;
 		if (which == 1 && ps->p < ps->end && *ps->p == '"') {

@@ -856,25 +856,10 @@ timeout_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	mcp__server_check_drained(c->sess->srv);
 }
 
-/* Does the text hold "task" (quotes included)? memmem is no POSIX. */
-static int
-names_task(const char *p, size_t len)
-{
-	const char	*q, *end = p + len;
-
-	while (len >= 6 && (q = memchr(p, '"', len - 5)) != NULL) {
-		if (memcmp(q, "\"task\"", 6) == 0)
-			return 1;
-		p = q + 1;
-		len = (size_t)(end - p);
-	}
-	return 0;
-}
-
 /*
  * A tools/call on a session that has tasks: is params.task there, and
- * may it be (execution.taskSupport)? The raw params are parsed only when
- * they name "task" somewhere, or hold an escape that could spell it. 0 with *TP the task object (or NULL) and
+ * may it be (execution.taskSupport)? The raw params are built only when
+ * the envelope reader saw a task member in them. 0 with *TP the task object (or NULL) and
  * *TTL what it asked for (-1: nothing); -1 when the request has been
  * answered with an error.
  */
@@ -887,9 +872,7 @@ task_param(struct session *s, struct batch *bt, struct rpc_fields *f,
 	double		 d;
 
 	*tp = NULL;
-	/* A backslash may spell the key with an escape ("\u0074ask"). */
-	if (f->praw == NULL || names_task(f->praw, f->prawlen) ||
-	    memchr(f->praw, '\\', f->prawlen) != NULL)
+	if (f->praw == NULL || f->has_task)
 		*tp = json_object_get(params_of(f), "task");
 	if (*tp == NULL && (flags & MCP_TOOL_TASK_REQUIRED)) {
 		snprintf(msg, sizeof(msg), "tool %.100s must be called as a "
