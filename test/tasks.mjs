@@ -298,6 +298,19 @@ async function limits(kind) {
 	await tasks(conn).cancelTask(slow.taskId);
 	is(textOf(await conn.client.callTool({ name: 'plain' })), 'plain ok',
 	    'plain calls go on at the limit');
+	// One session cannot take every task the server keeps.
+	const SARGS = ['--max-session-tasks', '2'];
+	const one = await open(kind, SARGS);
+	await createTask(one, 'quick');
+	await createTask(one, 'quick');
+	const third = await outcome(createTask(one, 'quick'));
+	ok(third.error?.code === -32000 && /--max-session-tasks/.test(third.error.message),
+	    'a session past --max-session-tasks: -32000, saying why', third);
+	if (kind !== 'stdio') {
+		const other = await open(kind, SARGS);
+		const t = await outcome(createTask(other, 'quick'));
+		ok(typeof t.value?.taskId === 'string', 'another session of the same server still gets its task', t);
+	}
 }
 
 // ---- raw JSON-RPC: legacy sessions, dropped streams -----------------------------

@@ -48,6 +48,7 @@ static const struct option longopts[] = {
 	{ "max-subscriptions",	required_argument,	NULL, OPT_SET },
 	{ "task-ttl",		required_argument,	NULL, OPT_SET },
 	{ "max-tasks",		required_argument,	NULL, OPT_SET },
+	{ "max-session-tasks",	required_argument,	NULL, OPT_SET },
 	{ "max-task-bytes",	required_argument,	NULL, OPT_SET },
 	{ "stream-after-ms",	required_argument,	NULL, OPT_SET },
 	{ "auth-scopes",	required_argument,	NULL, OPT_SET },
@@ -113,6 +114,7 @@ static const char options_text[] =
 "  --task-ttl MS           the longest a task and its result are kept\n"
 "                          (default: %d)\n"
 "  --max-tasks N           tasks kept by the server (default: %d)\n"
+"  --max-session-tasks N   tasks kept for one session (default: %d)\n"
 "  --max-task-bytes BYTES  bytes of task results kept (default: %zu)\n"
 "HTTP:\n"
 "  --base-path PATH        serve under PATH, e.g. /mcp-demo (default: none)\n"
@@ -343,7 +345,8 @@ help(struct mcp_server *srv, const char *prog, struct buf *b)
 		    srv->queue_size, srv->page_size, host->grace_ms,
 		    srv->tool_timeout_ms, srv->max_batch,
 		    srv->max_subscriptions, srv->task_ttl_ms,
-		    srv->max_tasks, srv->max_task_bytes, c->keepalive,
+		    srv->max_tasks, srv->max_session_tasks,
+		    srv->max_task_bytes, c->keepalive,
 		    c->max_sessions, c->max_inflight, c->max_queued,
 		    c->request_timeout, c->idle_timeout, c->max_per_ip,
 		    c->event_log, c->session_timeout, c->sse_retry,

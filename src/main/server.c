@@ -286,6 +286,7 @@ mcp_server_new(const char *name, const char *version)
 	srv->max_subscriptions = MCP_DEF_MAX_SUBS;
 	srv->task_ttl_ms = MCP_DEF_TASK_TTL;
 	srv->max_tasks = MCP_DEF_MAX_TASKS;
+	srv->max_session_tasks = MCP_DEF_SESSION_TASKS;
 	srv->max_task_bytes = MCP_DEF_TASK_BYTES;
 	host->hconf.base_path = strdup("");
 	host->hconf.keepalive = MCP_DEF_KEEPALIVE;

@@ -900,6 +900,14 @@ task_param(struct session *s, struct batch *bt, struct rpc_fields *f,
 		d = json_number_value(v);
 		*ttl = d > 9e15 ? (long long)9e15 : (long long)d;
 	}
+	if (s->ntasks >= s->srv->max_session_tasks) {
+		/* One client cannot take every task the server keeps. */
+		snprintf(msg, sizeof(msg), "too many tasks: this session "
+		    "keeps %d, at most %d (--max-session-tasks); cancel or "
+		    "wait for one", s->ntasks, s->srv->max_session_tasks);
+		reply_error(s, bt, f->id, MCP_RPC_SERVER_BUSY, msg);
+		return -1;
+	}
 	if (s->srv->ntasks >= s->srv->max_tasks ||
 	    s->srv->task_bytes >= s->srv->max_task_bytes) {
 		snprintf(msg, sizeof(msg), "server busy: %d tasks kept, "

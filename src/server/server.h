@@ -42,6 +42,7 @@
 #define MCP_GROW_AFTER		0.02	/* s a call waits before the pool grows */
 #define MCP_DEF_TASK_TTL	3600000	/* ms a task is kept, at most */
 #define MCP_DEF_MAX_TASKS	1024	/* tasks kept, per server */
+#define MCP_DEF_SESSION_TASKS	128	/* and per session */
 #define MCP_DEF_TASK_BYTES	(64u * 1024 * 1024) /* their results' bytes */
 #define MCP_TASK_POLL_MS	1000	/* the pollInterval suggested */
 
@@ -625,6 +626,7 @@ struct session {
 							   handled, or NULL */
 	struct table			 tasks;		/* struct task, by id */
 	int				 tasks_on;	/* the capability was declared */
+	int				 ntasks;	/* in tasks */
 	int				 shared;	/* other instances serve it too
 							   (--redis): no tasks */
 };
@@ -940,6 +942,7 @@ struct mcp_server {
 	int			 max_subscriptions;
 	int			 task_ttl_ms;	/* the most a task is kept */
 	int			 max_tasks;
+	int			 max_session_tasks;
 	size_t			 max_task_bytes;
 	int			 ntasks;	/* loop: kept now, all sessions */
 	size_t			 task_bytes;	/* loop: their results' */

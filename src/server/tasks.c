@@ -77,6 +77,7 @@ mcp__task_link(struct task *t)
 		return MCP_ENOMEM;	/* or 128 random bits met twice */
 	t->linked = 1;
 	srv->ntasks++;
+	t->sess->ntasks++;
 	ev_timer_start(srv->loop, &t->expire);
 	MCP_LOG(MCP_LOG_INFO, "task %s created, kept %lld ms once it ends",
 	    t->id, t->ttl_ms);
@@ -327,6 +328,7 @@ mcp__task_free(struct task *t, const char *why)
 	if (t->linked) {
 		mcp__table_remove(&t->sess->tasks, t->id);
 		srv->ntasks--;
+		t->sess->ntasks--;
 		ev_timer_stop(srv->loop, &t->expire);
 	}
 	srv->task_bytes -= t->bytes;
