@@ -28,7 +28,7 @@ awk '/^A complete server/ { on = 1; next }
 
 # Flags as a user's build has them, plus -Werror.
 cflags="-std=c11 -Wall -Wextra -Werror -Iinclude $(pkg-config --cflags jansson)"
-libs="$MCP_BUILD/libmcp.a $(sed -n 's/^\(JANSSON\|MHD\|EV\|CURL\|PCRE2\)_LIBS *= *//p' config.mk | tr '\n' ' ') -pthread -lm"
+libs="$MCP_BUILD/libmcp.a $(sed -n 's/^\(JANSSON\|MHD\|EV\|CURL\|PCRE2\|HIREDIS\)_LIBS *= *//p' config.mk | tr '\n' ' ') -pthread -lm"
 [ -n "${MCP_SANITIZE-}" ] && cflags="$cflags -fsanitize=address,undefined"
 case $MCP_BUILD in *san) cflags="$cflags -fsanitize=address,undefined" ;; esac
 
