@@ -401,6 +401,13 @@ rconn_start(struct rconn *rc)
 		rconn_down(rc, why);
 		return;
 	}
+	/* TCP keepalive: a Redis gone silently (a partition) is noticed
+	 * on the subscriber too, which otherwise only ever reads. */
+	if (st->path == NULL && redisEnableKeepAlive(&ac->c) != REDIS_OK) {
+		redisAsyncFree(ac);
+		rconn_down(rc, "cannot enable TCP keepalive");
+		return;
+	}
 	ac->data = rc;
 	if (redisLibevAttach(st->loop, ac) != REDIS_OK) {
 		redisAsyncFree(ac);
