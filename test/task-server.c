@@ -38,6 +38,9 @@ slow(mcp_call *call)
 			mcp_result_text(call, "stopped");
 			return;
 		}
+		/* Every 100 ms, progress (when the call asked for it). */
+		if (t % 100 == 0)
+			mcp_call_progress(call, (double)t, (double)ms, NULL);
 		nanosleep(&ts, NULL);
 	}
 	mcp_result_textf(call, "slept %lld", (long long)ms);

@@ -374,7 +374,7 @@ async function rawStdio(version) {
 	const raw = new RawStdio(TASK, ARGS, `raw stdio ${version}`);
 	conns.push({ raw });
 	const init = (await raw.init(version))?.msg;
-	return { init, ask: async (m, p) => (await raw.request(m, p))?.msg };
+	return { init, raw, ask: async (m, p) => (await raw.request(m, p))?.msg };
 }
 
 async function legacy(kind) {
@@ -412,6 +412,15 @@ async function legacy(kind) {
 		const esc = await ask2('tools/call', JSON.parse('{"name":"slow","arguments":{"ms":5},' +
 		    '"\\u0074ask":{}}'));
 		ok(typeof esc?.result?.task?.taskId === 'string', '"\\u0074ask" asks for a task as "task" does', esc);
+		// A task's notes say which task they belong to.
+		const { ask: ask3, raw } = await rawStdio('2025-11-25');
+		const made = await ask3('tools/call', { name: 'slow', arguments: { ms: 300 }, task: {},
+			_meta: { progressToken: 'tp' } });
+		const tid = made?.result?.task?.taskId;
+		await raw.until(() => raw.progress('"tp"').length > 0, 3000);
+		const note = raw.progress('"tp"')[0]?.msg;
+		ok(typeof tid === 'string' && note?.params?._meta?.[RELATED]?.taskId === tid &&
+		    note.params.progressToken === 'tp', 'a task\'s progress carries _meta related-task with its id', note);
 		return;
 	}
 	// A stateless 2025-11-25 session has no tasks capability: no

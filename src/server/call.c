@@ -565,6 +565,16 @@ note(mcp_call *call, struct buf *b)
 {
 	struct mcp_call	*n;
 
+	/* A task's call (its key is "T" and the task id): its notes say
+	 * which task they belong to, in the params (B ends "}}"). */
+	if (call->key[0] == 'T' && b->len >= 2) {
+		b->len -= 2;
+		if (mcp__buf_adds(b, ",\"_meta\":{\"io.modelcontextprotocol/"
+		    "related-task\":{\"taskId\":\"") != MCP_OK ||
+		    mcp__buf_adds(b, call->key + 1) != MCP_OK ||
+		    mcp__buf_adds(b, "\"}}}}") != MCP_OK)
+			return MCP_ENOMEM;
+	}
 	n = mcp__call_new();
 	if (n == NULL)
 		return MCP_ENOMEM;
