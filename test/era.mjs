@@ -483,6 +483,13 @@ async function mixed() {
 	    'test_sampling without the sampling capability: 400 + -32021', x.summary);
 	await client.close();
 	srv.proc.kill('SIGTERM');
+	// A modern answer is not streamed at --stream-after-ms (nothing to
+	// prime): the error still gets its own status.
+	const now = await startServer(['--stream-after-ms', '0'], CONF);
+	const z = await mpost(now.port, req('cap0', 'tools/call', { name: 'test_sampling', arguments: { prompt: 'hi' } }));
+	ok(z.status === 400 && isErr(z.msg, -32021), '--stream-after-ms 0: still 400 + -32021, not 200 and a stream',
+	    z.summary);
+	now.proc.kill('SIGTERM');
 }
 
 

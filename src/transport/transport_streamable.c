@@ -327,9 +327,12 @@ route_new(struct ssess *ss, unsigned no)
 	r->no = no;
 	r->json = no != 0 && ss->h->conf->json_response;
 	/* SSE: stream soon, so that the priming event reaches the client
-	 * quickly; JSON: only for the keepalives a proxy needs. */
-	ev_timer_init(&r->wait, wait_cb, r->json ? ss->h->conf->keepalive :
-	    ss->h->conf->stream_after_ms / 1000.0, 0.0);
+	 * quickly; JSON, and 2026-07-28 (no event ids to prime, and an
+	 * error's own status, 400 for -32021, still to be said): only for
+	 * the keepalives a proxy needs. */
+	ev_timer_init(&r->wait, wait_cb, r->json || ss->sess->era_only ?
+	    ss->h->conf->keepalive : ss->h->conf->stream_after_ms / 1000.0,
+	    0.0);
 	r->wait.data = r;
 	r->pw.gone = waiting_gone;
 	r->pw.owner = r;
