@@ -83,8 +83,8 @@ own_build="test/tsan.sh test/fuzz.sh test/chaos.sh"
 # servers, sleeps and timeouts); those that keep both cores busy on their
 # own run alone. Results print in the order of the list, as they end.
 jobs=${TEST_JOBS:-2}
-alone="test/tsan.sh test/fuzz.sh test/chaos.sh test/static.sh test/valgrind.sh
-    test/install.sh"
+alone="test/tsan.sh test/fuzz.sh test/chaos.sh test/static.sh"
+alone="$alone test/valgrind.sh test/install.sh"
 queue=
 for t in "$B"/t_* test/*.sh; do
 	case $t in test/run.sh | test/lib.sh) continue ;; esac
