@@ -331,6 +331,7 @@ bench: all
 	@bench/run-metrics.sh
 	@bench/run-client.sh
 	@bench/run-gateway.sh
+	@bench/run-redis.sh
 	@bench/idle-sse.sh
 	@bench/idle-streamable.sh
 
