@@ -5,10 +5,10 @@
 # build/conformance-server (examples/conformance-server.c) over Streamable
 # HTTP: first an initialize by curl (the reason a server cannot be
 # reached, with its log), then the active suite, then --suite all. Prints
-# TAP: one line per
-# scenario (no FAILURE check and at least one SUCCESS), then the totals of
-# each suite, which must be exactly 40 passed, 0 failed (active) and 47
-# passed, 0 failed (all): there is no expected-failures file. A failed
+# TAP: one line per scenario (no FAILURE check and at least one SUCCESS),
+# then the totals of each suite, which must be exactly 40 passed, 0
+# failed (active) and 47 passed, 0 failed (all): there is no
+# expected-failures file. A failed
 # line is followed by the failing checks' details from the suite's
 # checks.json. The runner's output and checks.json files stay in
 # test/out/conformance-{active,all}{.txt,/}, the server's log in
