@@ -131,6 +131,9 @@ drain(struct host *host, int with_grace)
 		if (host->stdio != NULL)
 			mcp__stdio_stop_input(host->stdio);
 		mcp__http_quiesce(host->http);
+		/* A listen lasts until it is ended: it ends now, answered
+		 * as the spec's graceful end, and is not waited for. */
+		mcp__listen_end_all(&host->srv);
 	}
 	if (with_grace && !ev_is_active(&host->grace) && !host->aborted) {
 		ev_timer_set(&host->grace, host->grace_ms / 1000.0, 0.0);
@@ -284,6 +287,7 @@ mcp_server_new(const char *name, const char *version)
 	host->stdio_in = STDIN_FILENO;
 	host->stdio_out = STDOUT_FILENO;
 	srv->max_subscriptions = MCP_DEF_MAX_SUBS;
+	srv->max_listens = MCP_DEF_MAX_LISTENS;
 	srv->task_ttl_ms = MCP_DEF_TASK_TTL;
 	srv->max_tasks = MCP_DEF_MAX_TASKS;
 	srv->max_session_tasks = MCP_DEF_SESSION_TASKS;

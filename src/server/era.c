@@ -24,9 +24,9 @@
 /*
  * Caching hints (the spec leaves the values to the server). Lists and
  * discover: a minute, shared: they are the same for every client, and
- * a client that must know sooner has no way to hear of a change in this
- * era yet (subscriptions/listen is not served). resources/read: always
- * stale, private: a callback makes the contents, perhaps per user.
+ * a client that must know sooner listens for list_changed
+ * (subscriptions/listen). resources/read: always stale, private: a
+ * callback makes the contents, perhaps per user.
  */
 #define TTL_LIST_MS	60000
 #define TTL_READ_MS	0
@@ -256,11 +256,13 @@ mcp__era_discover(const struct mcp_server *srv)
 	for (i = 0; list != NULL && i < NSUPPORTED; i++)
 		json_array_append_new(list, json_string(supported[i]));
 	/*
-	 * No listChanged nor subscribe: nothing in this era carries those
-	 * notifications until subscriptions/listen is served.
+	 * subscriptions/listen carries the list changes, and updates of
+	 * the resources it names unless --max-subscriptions is 0.
 	 */
-	caps = json_pack("{s:{}, s:{}, s:{}, s:{}}", "tools", "resources",
-	    "prompts", "logging");
+	caps = json_pack("{s:{s:b}, s:{s:b, s:b}, s:{s:b}, s:{}}", "tools",
+	    "listChanged", 1, "resources", "listChanged", 1, "subscribe",
+	    srv->max_subscriptions > 0, "prompts", "listChanged", 1,
+	    "logging");
 	if (caps != NULL && srv->feat.complete_fn != NULL)
 		json_object_set_new(caps, "completions", json_object());
 	res = json_pack("{s:o*, s:o*}", "supportedVersions", list,
@@ -291,6 +293,7 @@ mcp__era_method(const char *method, int *cache)
 		{ "prompts/list", ERA_CACHE_LIST },
 		{ "prompts/get", ERA_CACHE_NONE },
 		{ "completion/complete", ERA_CACHE_NONE },
+		{ "subscriptions/listen", ERA_CACHE_NONE },
 	};
 	size_t	 i;
 

@@ -160,8 +160,8 @@ ended(struct mcp_call *c, int outcome, int code)
 	lf.outcome = what[outcome];
 	lf.duration_ms = (ev_now(srv->loop) - c->queued_at) * 1000;
 	lf.bytes_in = lf.bytes_out = -1;
-	name = c->kind == CALL_RELAY || c->kind == CALL_WAIT ? c->method :
-	    methods[c->kind];
+	name = c->kind == CALL_RELAY || c->kind == CALL_WAIT ||
+	    c->kind == CALL_LISTEN ? c->method : methods[c->kind];
 	if (outcome == MO_ERROR)
 		mcp__log_fields(MCP_LOG_INFO, &lf, "%s: error %d", name, code);
 	else
@@ -1169,6 +1169,9 @@ drop(struct mcp_call *c, const char *reason)
 		/* Nothing runs for it: it ends here. */
 		mcp__task_unwait(c);
 		mcp__protocol_complete(c);
+	} else if (c->kind == CALL_LISTEN) {
+		/* Cancelled: no answer, and nothing more sent for it. */
+		mcp__protocol_complete(c);
 	}
 }
 
@@ -1391,6 +1394,67 @@ meta_of(struct rpc_fields *f)
 }
 
 /*
+ * subscriptions/listen (listen.c): acknowledged, then held open as a
+ * call that nothing runs, on the request's route, until the client
+ * cancels it or the server ends it.
+ */
+static void
+do_listen(struct session *s, struct rpc_fields *f, const char *key,
+    uint32_t hash)
+{
+	struct mcp_call	*c;
+	struct listen	*l;
+	json_t		*agreed;
+	char		 why[240];
+	int		 code;
+
+	if (s->srv->draining) {
+		reply_error(s, NULL, f->id, MCP_RPC_INTERNAL_ERROR,
+		    "server shutting down");
+		return;
+	}
+	code = mcp__listen_new(s, params_of(f), &l, &agreed, why,
+	    sizeof(why));
+	if (code != 0) {
+		reply_error(s, NULL, f->id, code, why);
+		return;
+	}
+	if (too_many(s, NULL, f->id)) {
+		json_decref(agreed);
+		mcp__listen_free(l);
+		return;
+	}
+	c = mcp__call_new();
+	if (c == NULL || (c->method = strdup("subscriptions/listen")) ==
+	    NULL) {
+		mcp__call_free(c);
+		json_decref(agreed);
+		mcp__listen_free(l);
+		reply_error(s, NULL, f->id, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+		return;
+	}
+	c->kind = CALL_LISTEN;
+	c->id = f->id;
+	f->id = NULL;
+	c->srv = s->srv;
+	c->version = s->version;
+	c->hash = hash;
+	c->queued_at = ev_now(s->srv->loop);
+	memcpy(c->key, key, sizeof(c->key));
+	copy_rid(c);
+	c->listen = l;
+	l->call = c;
+	mcp__session_track(s, c);
+	if (s->route != NULL && s->ops->hold != NULL) {
+		c->route = s->route;
+		s->ops->hold(s, c->route, 1);
+	}
+	s->srv->metrics.cur = -1;	/* counted when it ends */
+	mcp__listen_link(l, agreed);
+}
+
+/*
  * A 2026-07-28 request (era.c): a session of the modern HTTP POST's, or
  * a request whose _meta names a protocolVersion on one that did not
  * initialize (stdio). Its _meta says all; nothing is kept from one
@@ -1441,6 +1505,8 @@ era_request(struct session *s, struct rpc_fields *f,
 	s->era = &er;
 	if (strcmp(method, "server/discover") == 0)
 		reply_result_new(s, NULL, m->id, mcp__era_discover(s->srv));
+	else if (strcmp(method, "subscriptions/listen") == 0)
+		do_listen(s, f, key, hash);
 	else if (strcmp(method, "tools/call") == 0)
 		do_tools_call(s, NULL, f, key, hash);
 	else if (strcmp(method, "tools/list") == 0)
@@ -1745,6 +1811,8 @@ mcp__protocol_complete(struct mcp_call *c)
 	if (s->reqs.count > 0)
 		mcp__clientreq_drop(s, c);
 	mcp__session_untrack(s, c);
+	if (c->kind == CALL_LISTEN)
+		mcp__listen_gone(c);	/* nothing more goes to it */
 	if (c->kind == CALL_TOOL && c->task != NULL) {
 		c->task->call = NULL;
 		if (!c->dropped) {
@@ -1759,7 +1827,7 @@ mcp__protocol_complete(struct mcp_call *c)
 		}
 	}
 	if (c->dropped) {
-		if (c->out != NULL || s->closed)
+		if (c->kind != CALL_LISTEN && (c->out != NULL || s->closed))
 			MCP_LOG(MCP_LOG_INFO, "dropping the result of "
 			    "cancelled call %s", c->key + 1);
 	} else {
@@ -1769,8 +1837,9 @@ mcp__protocol_complete(struct mcp_call *c)
 			    c->rpc_code != 0 ? MO_ERROR : c->is_error ?
 			    MO_IS_ERROR : MO_OK, c->out == NULL ?
 			    MCP_RPC_INTERNAL_ERROR : c->rpc_code);
+		/* A listen's answer (listen.c) is dressed already. */
 		if (c->out != NULL && c->version == MCP_V20260728 &&
-		    mcp__era_dress(s->srv, &c->out, &c->outlen, c->kind ==
+		    c->kind != CALL_LISTEN && mcp__era_dress(s->srv, &c->out, &c->outlen, c->kind ==
 		    CALL_READ ? ERA_CACHE_READ : ERA_CACHE_NONE) != MCP_OK) {
 			free(c->out);
 			c->out = NULL;
