@@ -101,6 +101,7 @@ abort_now(struct host *host)
 	if (host->stdio != NULL)
 		mcp__stdio_abort(host->stdio);
 	mcp__http_abort(host->http);
+	mcp__era_home_abort(&host->srv);	/* 2026-07-28 tasks */
 	/* A client that never reads must not keep us alive. */
 	host->aborted_at = host->srv.out_at = ev_now(loop);
 	ev_timer_set(&host->deadline, MCP_STALL_S, 0.0);
@@ -549,6 +550,7 @@ teardown(struct host *host)
 	host->http = NULL;
 	mcp__http_free(host->mhttp);
 	host->mhttp = NULL;
+	mcp__era_home_free(&host->srv);		/* 2026-07-28 tasks */
 	for (c = mcp__pool_stop(&host->srv.pool); c != NULL; c = next) {
 		next = c->next;
 		if (c->note_of != NULL)

@@ -675,6 +675,8 @@ struct era_req {
 	int		 log_level;	/* syslog number; -1: none asked for */
 	int		 caps;		/* MCP_CAP_* declared */
 	int		 cache;		/* ERA_CACHE_*, the method's */
+	int		 tasks;		/* the extension io.modelcontextprotocol/
+					   tasks was declared */
 };
 
 #define ERA_CACHE_NONE	0
@@ -711,6 +713,15 @@ json_t	*mcp__era_discover(const struct mcp_server *srv) MCP_HIDDEN;
 int	 mcp__era_method(const char *method, int *cache) MCP_HIDDEN;
 /* The params member that Mcp-Name mirrors for METHOD, or NULL. */
 const char *mcp__era_name_of(const char *method) MCP_HIDDEN;
+/* Does SRV offer the tasks extension (some tool may run as a task)? */
+int	 mcp__era_tasks_on(struct mcp_server *srv) MCP_HIDDEN;
+/* Loop: the session that holds the 2026-07-28 tasks and their calls
+ * (none of that era outlives its request), made on first use; NULL on
+ * ENOMEM. mcp__era_home_abort answers its calls (the grace period is
+ * over), mcp__era_home_free ends it (teardown). */
+struct session *mcp__era_home(struct mcp_server *srv) MCP_HIDDEN;
+void	 mcp__era_home_abort(struct mcp_server *srv) MCP_HIDDEN;
+void	 mcp__era_home_free(struct mcp_server *srv) MCP_HIDDEN;
 /* ---- listen.c: subscriptions/listen (2026-07-28) ------------------- */
 
 /* One open subscriptions/listen: its call (CALL_LISTEN, tracked, holding
@@ -778,6 +789,10 @@ struct task {
 	json_t			*result;	/* the answer's result ... */
 	json_t			*error;		/* ... or its error */
 	size_t			 bytes;		/* counted in srv->task_bytes */
+	int			 era;		/* 2026-07-28 (the extension): in
+						   srv->era_home, isError is
+						   completed */
+	struct identity		*owner;		/* era: who may see it */
 };
 
 /* Loop: a task for S that asked for TTL ms (-1: none), clamped to
@@ -793,6 +808,10 @@ struct task *mcp__task_find(struct session *s, const char *id)
 	    MCP_HIDDEN;
 /* The Task object of T (a new reference; NULL on ENOMEM). */
 json_t	*mcp__task_json(const struct task *t) MCP_HIDDEN;
+/* The same as the tasks extension (2026-07-28) has it, with ttlMs and
+ * pollIntervalMs; DETAILED: with its result or error once it has one
+ * (tasks/get). */
+json_t	*mcp__task_json_era(const struct task *t, int detailed) MCP_HIDDEN;
 static inline int
 mcp__task_terminal(const struct task *t)
 {
@@ -988,6 +1007,7 @@ struct mcp_server {
 	int			 max_listens;	/* --max-listens */
 	int			 nlistens;	/* loop: open now */
 	struct listen		*listens;	/* loop: every one open */
+	struct session		*era_home;	/* loop: 2026-07-28 tasks */
 	struct registry		 reg;
 	struct features		 feat;
 	struct session		*sessions;	/* loop: every session */
