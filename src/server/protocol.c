@@ -1594,15 +1594,9 @@ do_listen(struct session *s, struct rpc_fields *f, const char *key,
 	c->kind = CALL_LISTEN;
 	c->id = f->id;
 	f->id = NULL;
-	c->srv = s->srv;
-	c->version = s->version;
-	c->hash = hash;
-	c->queued_at = ev_now(s->srv->loop);
-	memcpy(c->key, key, sizeof(c->key));
-	copy_rid(c);
 	c->listen = l;
 	l->call = c;
-	mcp__session_track(s, c);
+	track_here(s, c, key, hash);
 	if (s->route != NULL && s->ops->hold != NULL) {
 		c->route = s->route;
 		s->ops->hold(s, c->route, 1);
