@@ -78,14 +78,15 @@ async function httpListen() {
 	const port = srv.port;
 
 	const a = await openListen(port, 'A', { toolsListChanged: true, resourceSubscriptions: [WATCHED, WATCHED],
-		futureKind: true });
+		futureKind: true, taskIds: ['0'.repeat(32)] });
 	ok(a.status === 200 && a.sse, 'a listen\'s POST: 200, text/event-stream', a.summary());
 	ok(a.headers['mcp-session-id'] === undefined, 'no Mcp-Session-Id', show(a.headers));
 	const ack = a.msgs[0];
 	ok(ack && ack.method === 'notifications/subscriptions/acknowledged' && tagged(ack, 'A'),
 	    'the first message: notifications/subscriptions/acknowledged, tagged with the listen\'s id', show(ack));
 	is(ack?.params?.notifications, { toolsListChanged: true, resourceSubscriptions: [WATCHED] },
-	    'the acknowledged filter: what was asked and is served (an unknown kind left out, a URI once)');
+	    'the acknowledged filter: what was asked and is served (an unknown kind and taskIds, not served, ' +
+	    'left out; a URI once)');
 	ok(a.events().every((e) => e.other.id === undefined), 'no event ids on a listen stream', show(a.events()));
 	ok(!a.ended, 'the stream stays open after the acknowledgment', a.summary());
 
