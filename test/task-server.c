@@ -13,6 +13,10 @@
  *   rpcfail  optional: the JSON-RPC error -32050 "rpcfail says no"
  *   quick    optional, a loop tool (MCP_TOOL_LOOP): answers "quick"
  *
+ * With TASK_AUTH set in the environment, over HTTP a bearer token
+ * "user-NAME" is let in as the subject NAME (mcp_server_set_auth(3)), any
+ * other is refused: the tasks of 2026-07-28 are bound to their subject.
+ *
  * Built by the Makefile, never installed; the public header only.
  */
 #include <stdatomic.h>
@@ -115,6 +119,17 @@ static const struct {
 	{ "quick", quick, MCP_TOOL_TASK_OPTIONAL | MCP_TOOL_LOOP },
 };
 
+/* TASK_AUTH: "user-NAME" is NAME. Loop thread. */
+static int
+auth(mcp_auth *a, const char *token, void *udata)
+{
+	(void)udata;
+	if (strncmp(token, "user-", 5) != 0 || token[5] == '\0')
+		return MCP_AUTH_INVALID;
+	return mcp_auth_set_subject(a, token + 5) == MCP_OK ? MCP_AUTH_OK :
+	    MCP_AUTH_INVALID;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -136,6 +151,8 @@ main(int argc, char *argv[])
 		rc = MCP_ESTATE;
 	if (rc == MCP_OK && mcp_server_clear_error(srv) != MCP_EINVAL)
 		rc = MCP_ESTATE;
+	if (rc == MCP_OK && getenv("TASK_AUTH") != NULL)
+		rc = mcp_server_set_auth(srv, auth, NULL, NULL);
 	if (rc == MCP_OK)
 		rc = mcp_server_main(srv, argc, argv);
 	mcp_server_free(srv);

@@ -46,6 +46,7 @@ static const struct option longopts[] = {
 	{ "tool-timeout",	required_argument,	NULL, OPT_SET },
 	{ "max-batch",		required_argument,	NULL, OPT_SET },
 	{ "max-subscriptions",	required_argument,	NULL, OPT_SET },
+	{ "max-listens",	required_argument,	NULL, OPT_SET },
 	{ "task-ttl",		required_argument,	NULL, OPT_SET },
 	{ "max-tasks",		required_argument,	NULL, OPT_SET },
 	{ "max-session-tasks",	required_argument,	NULL, OPT_SET },
@@ -110,7 +111,9 @@ static const char options_text[] =
 "  --drain-timeout S       the same in seconds, for rolling restarts\n"
 "  --tool-timeout MS       time limit for a tool call, 0 for none (default: %d)\n"
 "  --max-batch N           messages in a JSON-RPC batch (default: %d)\n"
-"  --max-subscriptions N   resources/subscribe per session (default: %d)\n"
+"  --max-subscriptions N   resources/subscribe per session, and resource URIs\n"
+"                          per subscriptions/listen (default: %d)\n"
+"  --max-listens N         subscriptions/listen open at once (default: %d)\n"
 "  --task-ttl MS           the longest a task and its result are kept\n"
 "                          (default: %d)\n"
 "  --max-tasks N           tasks kept by the server (default: %d)\n"
@@ -344,7 +347,8 @@ help(struct mcp_server *srv, const char *prog, struct buf *b)
 		    host->workers, host->max_workers, srv->max_message,
 		    srv->queue_size, srv->page_size, host->grace_ms,
 		    srv->tool_timeout_ms, srv->max_batch,
-		    srv->max_subscriptions, srv->task_ttl_ms,
+		    srv->max_subscriptions, srv->max_listens,
+		    srv->task_ttl_ms,
 		    srv->max_tasks, srv->max_session_tasks,
 		    srv->max_task_bytes, c->keepalive,
 		    c->max_sessions, c->max_inflight, c->max_queued,

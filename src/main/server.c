@@ -101,6 +101,7 @@ abort_now(struct host *host)
 	if (host->stdio != NULL)
 		mcp__stdio_abort(host->stdio);
 	mcp__http_abort(host->http);
+	mcp__era_home_abort(&host->srv);	/* 2026-07-28 tasks */
 	/* A client that never reads must not keep us alive. */
 	host->aborted_at = host->srv.out_at = ev_now(loop);
 	ev_timer_set(&host->deadline, MCP_STALL_S, 0.0);
@@ -131,6 +132,9 @@ drain(struct host *host, int with_grace)
 		if (host->stdio != NULL)
 			mcp__stdio_stop_input(host->stdio);
 		mcp__http_quiesce(host->http);
+		/* A listen lasts until it is ended: it ends now, answered
+		 * as the spec's graceful end, and is not waited for. */
+		mcp__listen_end_all(&host->srv);
 	}
 	if (with_grace && !ev_is_active(&host->grace) && !host->aborted) {
 		ev_timer_set(&host->grace, host->grace_ms / 1000.0, 0.0);
@@ -284,6 +288,7 @@ mcp_server_new(const char *name, const char *version)
 	host->stdio_in = STDIN_FILENO;
 	host->stdio_out = STDOUT_FILENO;
 	srv->max_subscriptions = MCP_DEF_MAX_SUBS;
+	srv->max_listens = MCP_DEF_MAX_LISTENS;
 	srv->task_ttl_ms = MCP_DEF_TASK_TTL;
 	srv->max_tasks = MCP_DEF_MAX_TASKS;
 	srv->max_session_tasks = MCP_DEF_SESSION_TASKS;
@@ -545,6 +550,7 @@ teardown(struct host *host)
 	host->http = NULL;
 	mcp__http_free(host->mhttp);
 	host->mhttp = NULL;
+	mcp__era_home_free(&host->srv);		/* 2026-07-28 tasks */
 	for (c = mcp__pool_stop(&host->srv.pool); c != NULL; c = next) {
 		next = c->next;
 		if (c->note_of != NULL)

@@ -20,13 +20,14 @@
 #define K_INFO		"io.modelcontextprotocol/clientInfo"
 #define K_LEVEL		"io.modelcontextprotocol/logLevel"
 #define K_SERVER	"io.modelcontextprotocol/serverInfo"
+#define K_TASKS		"io.modelcontextprotocol/tasks"
 
 /*
  * Caching hints (the spec leaves the values to the server). Lists and
  * discover: a minute, shared: they are the same for every client, and
- * a client that must know sooner has no way to hear of a change in this
- * era yet (subscriptions/listen is not served). resources/read: always
- * stale, private: a callback makes the contents, perhaps per user.
+ * a client that must know sooner listens for list_changed
+ * (subscriptions/listen). resources/read: always stale, private: a
+ * callback makes the contents, perhaps per user.
  */
 #define TTL_LIST_MS	60000
 #define TTL_READ_MS	0
@@ -89,6 +90,8 @@ mcp__era_meta(const json_t *meta, struct era_req *er, char *why,
 	}
 	er->vname = v;
 	er->caps = mcp__caps_bits(caps, MCP_V20260728);
+	er->tasks = json_is_object(json_object_get(json_object_get(caps,
+	    "extensions"), K_TASKS));
 	return 0;
 }
 
@@ -256,13 +259,18 @@ mcp__era_discover(const struct mcp_server *srv)
 	for (i = 0; list != NULL && i < NSUPPORTED; i++)
 		json_array_append_new(list, json_string(supported[i]));
 	/*
-	 * No listChanged nor subscribe: nothing in this era carries those
-	 * notifications until subscriptions/listen is served.
+	 * subscriptions/listen carries the list changes, and updates of
+	 * the resources it names unless --max-subscriptions is 0.
 	 */
-	caps = json_pack("{s:{}, s:{}, s:{}, s:{}}", "tools", "resources",
-	    "prompts", "logging");
+	caps = json_pack("{s:{s:b}, s:{s:b, s:b}, s:{s:b}, s:{}}", "tools",
+	    "listChanged", 1, "resources", "listChanged", 1, "subscribe",
+	    srv->max_subscriptions > 0, "prompts", "listChanged", 1,
+	    "logging");
 	if (caps != NULL && srv->feat.complete_fn != NULL)
 		json_object_set_new(caps, "completions", json_object());
+	if (caps != NULL && mcp__era_tasks_on((struct mcp_server *)srv))
+		json_object_set_new(caps, "extensions", json_pack("{s:{}}",
+		    K_TASKS));
 	res = json_pack("{s:o*, s:o*}", "supportedVersions", list,
 	    "capabilities", caps);
 	if (res != NULL && srv->instructions != NULL)
@@ -291,6 +299,11 @@ mcp__era_method(const char *method, int *cache)
 		{ "prompts/list", ERA_CACHE_LIST },
 		{ "prompts/get", ERA_CACHE_NONE },
 		{ "completion/complete", ERA_CACHE_NONE },
+		{ "subscriptions/listen", ERA_CACHE_NONE },
+		/* The tasks extension; no tasks/list nor tasks/result. */
+		{ "tasks/get", ERA_CACHE_NONE },
+		{ "tasks/update", ERA_CACHE_NONE },
+		{ "tasks/cancel", ERA_CACHE_NONE },
 	};
 	size_t	 i;
 
@@ -312,7 +325,77 @@ mcp__era_name_of(const char *method)
 		return "name";
 	if (strcmp(method, "resources/read") == 0)
 		return "uri";
+	/* The tasks extension routes by task (Mcp-Name: the taskId). */
+	if (strcmp(method, "tasks/get") == 0 ||
+	    strcmp(method, "tasks/update") == 0 ||
+	    strcmp(method, "tasks/cancel") == 0)
+		return "taskId";
 	return NULL;
+}
+
+int
+mcp__era_tasks_on(struct mcp_server *srv)
+{
+	return srv->relay == NULL && mcp__registry_tasks(&srv->reg);
+}
+
+/* The home session has no client: nothing is ever sent from it (a
+ * task's notifications/tasks/status goes nowhere in this era). */
+static int
+home_send(struct session *s, void *route, const char *json, size_t len,
+    int final)
+{
+	(void)s;
+	(void)route;
+	(void)json;
+	(void)len;
+	(void)final;
+	return MCP_ESTATE;
+}
+
+static const struct session_ops home_ops = {
+	home_send, NULL, NULL, NULL, MT_STREAMABLE
+};
+
+struct session *
+mcp__era_home(struct mcp_server *srv)
+{
+	struct session	*s = srv->era_home;
+
+	if (s != NULL)
+		return s;
+	s = mcp__session_new(srv, &home_ops, NULL);
+	if (s == NULL)
+		return NULL;
+	/* Its calls' info: a session of no id (as a stateless one), with
+	 * no hook: no client opened it. */
+	s->implicit = 1;
+	s->era_only = 1;
+	s->version = MCP_V20260728;
+	s->max_inflight = srv->max_tasks + 1;
+	s->info->opened = 1;
+	s->info->version = MCP_V20260728;
+	s->info->transport = MT_STREAMABLE;
+	srv->era_home = s;
+	return s;
+}
+
+void
+mcp__era_home_abort(struct mcp_server *srv)
+{
+	if (srv->era_home != NULL)
+		mcp__protocol_abort(srv->era_home);
+}
+
+void
+mcp__era_home_free(struct mcp_server *srv)
+{
+	struct session	*s = srv->era_home;
+
+	if (s == NULL)
+		return;
+	srv->era_home = NULL;
+	mcp__session_close(s);	/* its tasks go; calls hold it */
 }
 
 int

@@ -1068,6 +1068,13 @@ notify_cb(struct ev_loop *loop, ev_async *w, int revents)
 	fs->nhead = fs->ntail = NULL;
 	fs->nnotices = 0;
 	pthread_mutex_unlock(&fs->nlock);
+	/* 2026-07-28: to the subscriptions/listen that asked (listen.c). */
+	if (srv->listens != NULL) {
+		if (changed != 0)
+			mcp__listen_changed(srv, changed);
+		for (u = uhead; u != NULL; u = u->next)
+			mcp__listen_updated(srv, u->uri);
+	}
 	for (s = srv->sessions; s != NULL; s = s->snext) {
 		if (s->closed || !s->initialized)
 			continue;

@@ -116,7 +116,8 @@ mcp__metrics_call(struct mcp_server *srv, struct mcp_call *c, int outcome,
 	if (!srv->metrics.on || c->kind == CALL_ROOTS)
 		return;
 	mcp__metrics_answer(&srv->metrics, c->kind == CALL_RELAY ||
-	    c->kind == CALL_WAIT ? mcp__metrics_method(c->method) :
+	    c->kind == CALL_WAIT || c->kind == CALL_LISTEN ?
+	    mcp__metrics_method(c->method) :
 	    kinds[c->kind], outcome, code);
 	if (c->kind != CALL_TOOL || c->tool == NULL)
 		return;
@@ -328,7 +329,7 @@ sessions(struct buf *b, struct mcp_server *srv)
 
 	for (s = srv->sessions; s != NULL; s = s->snext) {
 		if (!s->closed)
-			inflight += s->pending;
+			inflight += s->pending - s->nlistens;
 		if (s->counted && !s->closed)
 			open[s->transport]++;
 	}
@@ -353,6 +354,9 @@ sessions(struct buf *b, struct mcp_server *srv)
 	family(b, "mcp_calls_in_flight", "gauge",
 	    "Requests received and not yet answered.");
 	put(b, "mcp_calls_in_flight %ld\n", inflight);
+	family(b, "mcp_listens", "gauge",
+	    "subscriptions/listen streams open (2026-07-28).");
+	put(b, "mcp_listens %d\n", srv->nlistens);
 }
 
 static void

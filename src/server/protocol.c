@@ -160,8 +160,8 @@ ended(struct mcp_call *c, int outcome, int code)
 	lf.outcome = what[outcome];
 	lf.duration_ms = (ev_now(srv->loop) - c->queued_at) * 1000;
 	lf.bytes_in = lf.bytes_out = -1;
-	name = c->kind == CALL_RELAY || c->kind == CALL_WAIT ? c->method :
-	    methods[c->kind];
+	name = c->kind == CALL_RELAY || c->kind == CALL_WAIT ||
+	    c->kind == CALL_LISTEN ? c->method : methods[c->kind];
 	if (outcome == MO_ERROR)
 		mcp__log_fields(MCP_LOG_INFO, &lf, "%s: error %d", name, code);
 	else
@@ -539,10 +539,27 @@ static void
 task_created(struct session *s, struct batch *bt, const json_t *id,
     struct task *t)
 {
+	struct buf	 b = { 0 };
+	json_t		*res;
+
 	/* The call is counted when it ends, not as this answer. */
 	s->srv->metrics.cur = -1;
-	reply_result_new(s, bt, id, json_pack("{s:o*}", "task",
-	    mcp__task_json(t)));
+	if (!t->era) {
+		reply_result_new(s, bt, id, json_pack("{s:o*}", "task",
+		    mcp__task_json(t)));
+		return;
+	}
+	/* The extension: the Task itself, resultType "task". */
+	res = mcp__task_json_era(t, 0);
+	if (mcp__era_result(s->srv, res, ERA_CACHE_NONE) != MCP_OK ||
+	    json_object_set_new(res, "resultType", json_string("task")) != 0 ||
+	    mcp__rpc_result(&b, id, res) != MCP_OK)
+		reply_error(s, bt, id, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+	else
+		reply(s, bt, id, &b);
+	mcp__buf_free(&b);
+	json_decref(res);
 }
 
 /*
@@ -560,6 +577,9 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	char		 msgbuf[120];
 	int		 borrow = loop && f->praw != NULL, code;
 	struct task	*task = c != NULL ? c->task : NULL;
+	/* A 2026-07-28 task's call outlives its request's session: its
+	 * task's (the era's home) tracks it. */
+	struct session	*ts = task != NULL ? task->sess : s;
 
 	if (c != NULL && borrow) {
 		;	/* read in place by run_here */
@@ -611,7 +631,7 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 	c->log_level = s->log_level;
 	c->pool = &s->srv->pool;
 	c->caps = s->caps;
-	c->info = s->info;
+	c->info = ts->info;
 	c->ident = mcp__identity_ref(s->ident);
 	c->hash = hash;
 	memcpy(c->key, key, sizeof(c->key));
@@ -622,7 +642,7 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 		memcpy(c->key + 1, task->id, sizeof(task->id));
 		c->hash = mcp__hash(c->key);
 	}
-	mcp__session_track(s, c);
+	mcp__session_track(ts, c);
 	code = MCP_RPC_SERVER_BUSY;
 	if (task != NULL) {
 		/* Its answer goes to the task, kept from now on. */
@@ -660,15 +680,15 @@ refused:
 	reply_error(s, bt, task != NULL ? f->id : c->id, code, msgbuf);
 	task_abandon(c);
 	release(s, &c->route);
-	mcp__session_untrack(s, c);
-	s->pending--;
+	mcp__session_untrack(ts, c);
+	ts->pending--;
 	/* A task's call took no part in the batch. */
 	if (bt != NULL && task == NULL) {
 		bt->pending--;
 		batch_unref(bt);
 	}
 	mcp__call_free(c);
-	mcp__session_unref(s);
+	mcp__session_unref(ts);
 	return MCP_ESTATE;
 }
 
@@ -941,6 +961,115 @@ task_param(struct session *s, struct batch *bt, struct rpc_fields *f,
 }
 
 /*
+ * 2026-07-28, a tool that may run as a task (the tasks extension): the
+ * server decides, and does whenever the request declared the extension.
+ * 1: it runs as a task; 0: out of memory; -1: answered (-32021 for a
+ * tool that must be a task, to a client without the extension; -32000
+ * past --max-tasks, --max-task-bytes, or --max-session-tasks for one
+ * subject, the era having no sessions). Not a task: plainly, as before.
+ */
+static int
+era_task(struct session *s, struct rpc_fields *f, struct tool *t,
+    unsigned flags)
+{
+	struct mcp_server *srv = s->srv;
+	struct session	*home;
+	struct entry	*e;
+	json_t		*data;
+	char		 msg[240];
+	int		 mine = 0;
+
+	if (!s->era->tasks) {
+		if (!(flags & MCP_TOOL_TASK_REQUIRED))
+			return 2;	/* runs plainly */
+		snprintf(msg, sizeof(msg), "Missing required client "
+		    "capability: tool %.100s runs only as a task (extension "
+		    "io.modelcontextprotocol/tasks)", t->name);
+		data = json_pack("{s:{s:{s:{}}}}", "requiredCapabilities",
+		    "extensions", "io.modelcontextprotocol/tasks");
+		reply_error_data(s, NULL, f->id, MCP_RPC_MISSING_CAPABILITY,
+		    msg, data);
+		json_decref(data);
+		return -1;
+	}
+	home = mcp__era_home(srv);
+	if (home == NULL)
+		return 0;
+	for (e = home->tasks.head; e != NULL; e = e->next)
+		if (mcp__identity_same(((struct task *)e)->owner, s->ident))
+			mine++;
+	if (mine >= srv->max_session_tasks) {
+		snprintf(msg, sizeof(msg), "too many tasks: %d kept for this "
+		    "client, at most %d (--max-session-tasks); cancel or "
+		    "wait for one", mine, srv->max_session_tasks);
+		reply_error(s, NULL, f->id, MCP_RPC_SERVER_BUSY, msg);
+		return -1;
+	}
+	if (srv->ntasks >= srv->max_tasks ||
+	    srv->task_bytes >= srv->max_task_bytes) {
+		snprintf(msg, sizeof(msg), "server busy: %d tasks kept, "
+		    "holding %zu bytes of results: at most %d tasks and %zu "
+		    "bytes (--max-tasks, --max-task-bytes); try again later",
+		    srv->ntasks, srv->task_bytes, srv->max_tasks,
+		    srv->max_task_bytes);
+		reply_error(s, NULL, f->id, MCP_RPC_SERVER_BUSY, msg);
+		return -1;
+	}
+	return 1;
+}
+
+/*
+ * tasks/get, tasks/update, tasks/cancel of the extension (2026-07-28):
+ * a task of the era's home, named by its unguessable id and seen only
+ * by the subject that made it (any other is told it is not found).
+ */
+static void
+do_era_tasks(struct session *s, struct rpc_fields *f, const char *method)
+{
+	struct session	*home = s->srv->era_home;
+	struct task	*t = NULL;
+	json_t		*params = params_of(f), *v;
+	const char	*id;
+	char		 msg[200];
+
+	id = mcp__json_cstr(json_object_get(params, "taskId"));
+	if (id == NULL) {
+		snprintf(msg, sizeof(msg), "%s: taskId must be a string",
+		    method);
+		reply_error(s, NULL, f->id, MCP_RPC_INVALID_PARAMS, msg);
+		return;
+	}
+	if (home != NULL)
+		t = mcp__task_find(home, id);
+	if (t == NULL || !t->era || !mcp__identity_same(t->owner, s->ident)) {
+		snprintf(msg, sizeof(msg), "%s: task not found (or expired): "
+		    "%.64s", method, id);
+		reply_error(s, NULL, f->id, MCP_RPC_INVALID_PARAMS, msg);
+		return;
+	}
+	if (strcmp(method, "tasks/get") == 0) {
+		reply_result_new(s, NULL, f->id, mcp__task_json_era(t, 1));
+		return;
+	}
+	if (strcmp(method, "tasks/update") == 0) {
+		/* No task of ours asks for input (none is input_required):
+		 * every response is for a key not outstanding, ignored. */
+		v = json_object_get(params, "inputResponses");
+		if (!json_is_object(v)) {
+			reply_error(s, NULL, f->id, MCP_RPC_INVALID_PARAMS,
+			    "tasks/update: inputResponses must be an object");
+			return;
+		}
+		reply_result_new(s, NULL, f->id, json_object());
+		return;
+	}
+	/* tasks/cancel: acknowledged; a task that ended already stays. */
+	if (!mcp__task_terminal(t))
+		mcp__task_cancel(t);
+	reply_result_new(s, NULL, f->id, json_object());
+}
+
+/*
  * tools/call: checks what can be checked without running anything, then
  * moves the params into a call and queues it. From here on the loop does
  * not touch the params: the worker owns them.
@@ -952,10 +1081,11 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 	struct mcp_call	*c;
 	struct tool	*t;
 	struct task	*task = NULL;
+	struct session	*home = NULL;
 	json_t		*name, *args, *tp = NULL;
 	const char	*tname;
 	char		 msgbuf[200];
-	int		 kind, args_kind, ms;
+	int		 kind, args_kind, ms, era = 0;
 	unsigned	 flags;
 	long long	 ttl = -1;
 
@@ -997,9 +1127,25 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 		mcp__tool_unref(t);
 		return;
 	}
+	if (s->era != NULL && (flags & MCP_TOOL_TASKS) &&
+	    mcp__era_tasks_on(s->srv)) {
+		era = era_task(s, f, t, flags);
+		if (era <= 0) {
+			mcp__tool_unref(t);
+			if (era == 0)
+				reply_error(s, bt, f->id,
+				    MCP_RPC_INTERNAL_ERROR, "out of memory");
+			return;
+		}
+		if (era == 2)
+			era = 0;	/* plainly */
+	}
 	c = mcp__call_new();
+	if (era > 0)
+		home = mcp__era_home(s->srv);
 	if (c == NULL || (tp != NULL &&
-	    (task = mcp__task_new(s, ttl)) == NULL)) {
+	    (task = mcp__task_new(s, ttl)) == NULL) || (era > 0 &&
+	    (home == NULL || (task = mcp__task_new(home, -1)) == NULL))) {
 		mcp__call_free(c);
 		mcp__tool_unref(t);
 		reply_error(s, bt, f->id, MCP_RPC_INTERNAL_ERROR,
@@ -1010,6 +1156,10 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 	if (task != NULL) {
 		c->task = task;
 		task->call = c;
+	}
+	if (task != NULL && era > 0) {
+		task->era = 1;
+		task->owner = mcp__identity_ref(s->ident);
 	}
 	ms = atomic_load(&t->timeout_ms);
 	if (ms == 0)
@@ -1181,6 +1331,9 @@ drop(struct mcp_call *c, const char *reason)
 	} else if (c->kind == CALL_WAIT) {
 		/* Nothing runs for it: it ends here. */
 		mcp__task_unwait(c);
+		mcp__protocol_complete(c);
+	} else if (c->kind == CALL_LISTEN) {
+		/* Cancelled: no answer, and nothing more sent for it. */
 		mcp__protocol_complete(c);
 	}
 }
@@ -1398,6 +1551,61 @@ meta_of(struct rpc_fields *f)
 }
 
 /*
+ * subscriptions/listen (listen.c): acknowledged, then held open as a
+ * call that nothing runs, on the request's route, until the client
+ * cancels it or the server ends it.
+ */
+static void
+do_listen(struct session *s, struct rpc_fields *f, const char *key,
+    uint32_t hash)
+{
+	struct mcp_call	*c;
+	struct listen	*l;
+	json_t		*agreed;
+	char		 why[240];
+	int		 code;
+
+	if (s->srv->draining) {
+		reply_error(s, NULL, f->id, MCP_RPC_INTERNAL_ERROR,
+		    "server shutting down");
+		return;
+	}
+	code = mcp__listen_new(s, params_of(f), &l, &agreed, why,
+	    sizeof(why));
+	if (code != 0) {
+		reply_error(s, NULL, f->id, code, why);
+		return;
+	}
+	if (too_many(s, NULL, f->id)) {
+		json_decref(agreed);
+		mcp__listen_free(l);
+		return;
+	}
+	c = mcp__call_new();
+	if (c == NULL || (c->method = strdup("subscriptions/listen")) ==
+	    NULL) {
+		mcp__call_free(c);
+		json_decref(agreed);
+		mcp__listen_free(l);
+		reply_error(s, NULL, f->id, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+		return;
+	}
+	c->kind = CALL_LISTEN;
+	c->id = f->id;
+	f->id = NULL;
+	c->listen = l;
+	l->call = c;
+	track_here(s, c, key, hash);
+	if (s->route != NULL && s->ops->hold != NULL) {
+		c->route = s->route;
+		s->ops->hold(s, c->route, 1);
+	}
+	s->srv->metrics.cur = -1;	/* counted when it ends */
+	mcp__listen_link(l, agreed);
+}
+
+/*
  * A 2026-07-28 request (era.c): a session of the modern HTTP POST's, or
  * a request whose _meta names a protocolVersion on one that did not
  * initialize (stdio). Its _meta says all; nothing is kept from one
@@ -1448,6 +1656,10 @@ era_request(struct session *s, struct rpc_fields *f,
 	s->era = &er;
 	if (strcmp(method, "server/discover") == 0)
 		reply_result_new(s, NULL, m->id, mcp__era_discover(s->srv));
+	else if (strcmp(method, "subscriptions/listen") == 0)
+		do_listen(s, f, key, hash);
+	else if (strncmp(method, "tasks/", 6) == 0)
+		do_era_tasks(s, f, method);
 	else if (strcmp(method, "tools/call") == 0)
 		do_tools_call(s, NULL, f, key, hash);
 	else if (strcmp(method, "tools/list") == 0)
@@ -1752,6 +1964,8 @@ mcp__protocol_complete(struct mcp_call *c)
 	if (s->reqs.count > 0)
 		mcp__clientreq_drop(s, c);
 	mcp__session_untrack(s, c);
+	if (c->kind == CALL_LISTEN)
+		mcp__listen_gone(c);	/* nothing more goes to it */
 	if (c->kind == CALL_TOOL && c->task != NULL) {
 		c->task->call = NULL;
 		if (!c->dropped) {
@@ -1766,7 +1980,7 @@ mcp__protocol_complete(struct mcp_call *c)
 		}
 	}
 	if (c->dropped) {
-		if (c->out != NULL || s->closed)
+		if (c->kind != CALL_LISTEN && (c->out != NULL || s->closed))
 			MCP_LOG(MCP_LOG_INFO, "dropping the result of "
 			    "cancelled call %s", c->key + 1);
 	} else {
@@ -1776,8 +1990,9 @@ mcp__protocol_complete(struct mcp_call *c)
 			    c->rpc_code != 0 ? MO_ERROR : c->is_error ?
 			    MO_IS_ERROR : MO_OK, c->out == NULL ?
 			    MCP_RPC_INTERNAL_ERROR : c->rpc_code);
+		/* A listen's answer (listen.c) is dressed already. */
 		if (c->out != NULL && c->version == MCP_V20260728 &&
-		    mcp__era_dress(s->srv, &c->out, &c->outlen, c->kind ==
+		    c->kind != CALL_LISTEN && mcp__era_dress(s->srv, &c->out, &c->outlen, c->kind ==
 		    CALL_READ ? ERA_CACHE_READ : ERA_CACHE_NONE) != MCP_OK) {
 			free(c->out);
 			c->out = NULL;

@@ -45,6 +45,8 @@
 #define MCP_DEF_SESSION_TASKS	128	/* and per session */
 #define MCP_DEF_TASK_BYTES	(64u * 1024 * 1024) /* their results' bytes */
 #define MCP_TASK_POLL_MS	1000	/* the pollInterval suggested */
+#define MCP_DEF_MAX_LISTENS	1024	/* subscriptions/listen, per process */
+#define MCP_SESSION_LISTENS	64	/* ... per stdio connection */
 
 
 /* ---- registry.c ------------------------------------------------------- */
@@ -262,7 +264,8 @@ enum call_kind {
 	CALL_COMPLETE,		/* completion/complete */
 	CALL_ROOTS,		/* roots/list_changed: no id, no answer */
 	CALL_RELAY,		/* a request a relay answers (relay.c) */
-	CALL_WAIT		/* tasks/result, waiting for its task */
+	CALL_WAIT,		/* tasks/result, waiting for its task */
+	CALL_LISTEN		/* subscriptions/listen: nothing runs */
 };
 
 struct session;
@@ -349,6 +352,7 @@ struct mcp_call {
 	 * waiter of that task. */
 	struct task	*task;
 	struct mcp_call	*wnext;
+	struct listen	*listen;	/* loop: a CALL_LISTEN's */
 	enum call_kind	 kind;
 	struct feat	*feat;		/* a reference; read, get, complete */
 	struct mcp_server *srv;
@@ -629,6 +633,7 @@ struct session {
 	int				 ntasks;	/* in tasks */
 	int				 shared;	/* other instances serve it too
 							   (--redis): no tasks */
+	int				 nlistens;	/* subscriptions/listen open */
 };
 
 struct session *mcp__session_new(struct mcp_server *srv,
@@ -670,6 +675,8 @@ struct era_req {
 	int		 log_level;	/* syslog number; -1: none asked for */
 	int		 caps;		/* MCP_CAP_* declared */
 	int		 cache;		/* ERA_CACHE_*, the method's */
+	int		 tasks;		/* the extension io.modelcontextprotocol/
+					   tasks was declared */
 };
 
 #define ERA_CACHE_NONE	0
@@ -706,6 +713,49 @@ json_t	*mcp__era_discover(const struct mcp_server *srv) MCP_HIDDEN;
 int	 mcp__era_method(const char *method, int *cache) MCP_HIDDEN;
 /* The params member that Mcp-Name mirrors for METHOD, or NULL. */
 const char *mcp__era_name_of(const char *method) MCP_HIDDEN;
+/* Does SRV offer the tasks extension (some tool may run as a task)? */
+int	 mcp__era_tasks_on(struct mcp_server *srv) MCP_HIDDEN;
+/* Loop: the session that holds the 2026-07-28 tasks and their calls
+ * (none of that era outlives its request), made on first use; NULL on
+ * ENOMEM. mcp__era_home_abort answers its calls (the grace period is
+ * over), mcp__era_home_free ends it (teardown). */
+struct session *mcp__era_home(struct mcp_server *srv) MCP_HIDDEN;
+void	 mcp__era_home_abort(struct mcp_server *srv) MCP_HIDDEN;
+void	 mcp__era_home_free(struct mcp_server *srv) MCP_HIDDEN;
+/* ---- listen.c: subscriptions/listen (2026-07-28) ------------------- */
+
+/* One open subscriptions/listen: its call (CALL_LISTEN, tracked, holding
+ * its route) and what it asked for and was granted. */
+struct listen {
+	struct listen	*next;		/* srv->listens */
+	struct listen	*prev;
+	struct mcp_call	*call;
+	int		 lists;		/* MCP_CHANGED_* */
+	json_t		*uris;		/* resourceSubscriptions: uri -> true,
+					   or NULL */
+	int		 linked;
+};
+
+/* Loop: checks a listen's PARAMS and the limits for S: 0 with *OUT (a
+ * new listen, not linked) and *AGREED (the acknowledged filter, a new
+ * reference), or a JSON-RPC error code with WHY. */
+int	 mcp__listen_new(struct session *s, const json_t *params,
+	    struct listen **out, json_t **agreed, char *why, size_t whylen)
+	    MCP_HIDDEN;
+void	 mcp__listen_free(struct listen *l) MCP_HIDDEN;
+/* Loop: L (its call tracked) is open: acknowledged with AGREED (taken)
+ * and listed. */
+void	 mcp__listen_link(struct listen *l, json_t *agreed) MCP_HIDDEN;
+/* Loop: C, a CALL_LISTEN, ends (answered or dropped): unlisted, freed. */
+void	 mcp__listen_gone(struct mcp_call *c) MCP_HIDDEN;
+/* Loop: LISTS (MCP_CHANGED_*) changed, URI was updated: to the listens
+ * that asked. */
+void	 mcp__listen_changed(struct mcp_server *srv, int lists) MCP_HIDDEN;
+void	 mcp__listen_updated(struct mcp_server *srv, const char *uri)
+	    MCP_HIDDEN;
+/* Loop: the server ends every listen, each with its complete answer. */
+void	 mcp__listen_end_all(struct mcp_server *srv) MCP_HIDDEN;
+
 /* ---- tasks.c: task-augmented tools/call (2025-11-25) --------------- */
 
 enum task_status {
@@ -739,6 +789,10 @@ struct task {
 	json_t			*result;	/* the answer's result ... */
 	json_t			*error;		/* ... or its error */
 	size_t			 bytes;		/* counted in srv->task_bytes */
+	int			 era;		/* 2026-07-28 (the extension): in
+						   srv->era_home, isError is
+						   completed */
+	struct identity		*owner;		/* era: who may see it */
 };
 
 /* Loop: a task for S that asked for TTL ms (-1: none), clamped to
@@ -754,6 +808,10 @@ struct task *mcp__task_find(struct session *s, const char *id)
 	    MCP_HIDDEN;
 /* The Task object of T (a new reference; NULL on ENOMEM). */
 json_t	*mcp__task_json(const struct task *t) MCP_HIDDEN;
+/* The same as the tasks extension (2026-07-28) has it, with ttlMs and
+ * pollIntervalMs; DETAILED: with its result or error once it has one
+ * (tasks/get). */
+json_t	*mcp__task_json_era(const struct task *t, int detailed) MCP_HIDDEN;
 static inline int
 mcp__task_terminal(const struct task *t)
 {
@@ -946,6 +1004,10 @@ struct mcp_server {
 	size_t			 max_task_bytes;
 	int			 ntasks;	/* loop: kept now, all sessions */
 	size_t			 task_bytes;	/* loop: their results' */
+	int			 max_listens;	/* --max-listens */
+	int			 nlistens;	/* loop: open now */
+	struct listen		*listens;	/* loop: every one open */
+	struct session		*era_home;	/* loop: 2026-07-28 tasks */
 	struct registry		 reg;
 	struct features		 feat;
 	struct session		*sessions;	/* loop: every session */

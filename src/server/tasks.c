@@ -121,6 +121,36 @@ mcp__task_json(const struct task *t)
 	    "pollInterval", MCP_TASK_POLL_MS);
 }
 
+json_t *
+mcp__task_json_era(const struct task *t, int detailed)
+{
+	char	 created[32], updated[32];
+	json_t	*o;
+
+	iso_time(t->created, created, sizeof(created));
+	iso_time(t->updated, updated, sizeof(updated));
+	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:i}", "taskId", t->id,
+	    "status", status_names[t->status], "statusMessage",
+	    t->why != NULL ? t->why : t->message, "createdAt", created,
+	    "lastUpdatedAt", updated, "ttlMs", (json_int_t)t->ttl_ms,
+	    "pollIntervalMs", MCP_TASK_POLL_MS);
+	if (o == NULL || !detailed)
+		return o;
+	/* What the tools/call would have answered: its result (isError
+	 * included) or its JSON-RPC error. */
+	if (t->status == TASK_COMPLETED && t->result != NULL &&
+	    json_object_set_new(o, "result", json_copy(t->result)) != 0) {
+		json_decref(o);
+		return NULL;
+	}
+	if (t->status == TASK_FAILED && t->error != NULL &&
+	    json_object_set_new(o, "error", json_copy(t->error)) != 0) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
 /* notifications/tasks/status with T as it is now, on its session's own
  * channel (the stream that asked for the task may be gone). */
 static void
@@ -251,8 +281,10 @@ mcp__task_finish(struct task *t, const char *json, size_t len)
 	}
 	json_decref(resp);
 	srv->task_bytes += t->bytes;
-	if (t->result != NULL && !json_is_true(json_object_get(t->result,
-	    "isError"))) {
+	if (t->result != NULL && (t->era || !json_is_true(json_object_get(
+	    t->result, "isError")))) {
+		/* The extension: failed is for JSON-RPC errors only, a
+		 * result with isError is completed. */
 		t->status = TASK_COMPLETED;
 		t->message = "The tool finished.";
 	} else {
@@ -341,6 +373,7 @@ mcp__task_free(struct task *t, const char *why)
 	wake(t, why);
 	json_decref(t->result);
 	json_decref(t->error);
+	mcp__identity_unref(t->owner);
 	free(t->why);
 	free(t);
 }

@@ -1697,7 +1697,7 @@ era_header(struct MHD_Connection *conn, const char *name, int *twice)
  */
 static int
 era_refused(struct MHD_Connection *conn, struct req *rq, const char *body,
-    size_t len, enum MHD_Result *rc)
+    size_t len, enum MHD_Result *rc, int *listen)
 {
 	struct era_req	 er;
 	struct rpc_fields f;
@@ -1719,6 +1719,8 @@ era_refused(struct MHD_Connection *conn, struct req *rq, const char *body,
 	 * that is no object is the protocol's to refuse. */
 	params = f.praw != NULL ? mcp__json_parse(f.praw, f.prawlen, &e) :
 	    json_incref(f.params);
+	/* A listen's answer is a stream, even with --json-response. */
+	*listen = strcmp(f.mname, "subscriptions/listen") == 0;
 	hm = era_header(conn, "Mcp-Method", &twice);
 	hn = era_header(conn, "Mcp-Name", &twice);
 	(void)era_header(conn, "MCP-Protocol-Version", &twice);
@@ -1834,7 +1836,7 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 	const char	*accept;
 	size_t		 len = rq->body.len;
 	enum MHD_Result	 rc = MHD_NO;
-	int		 fresh = 0, version, in, wrc;
+	int		 fresh = 0, version, in, wrc, listen = 0;
 	unsigned	 nreq;
 
 	accept = rq->accept;
@@ -1859,7 +1861,7 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 	if (rq->sid[0] == '\0' && h->srv->relay == NULL &&
 	    era_post(rq->version, body, len)) {
 		/* 2026-07-28: no session, no event ids, nothing kept. */
-		if (era_refused(conn, rq, body, len, &rc))
+		if (era_refused(conn, rq, body, len, &rc, &listen))
 			return rc;
 		ss = ssess_new(h, 1);
 		if (ss == NULL)
@@ -1911,6 +1913,8 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 			ssess_end(ss);
 		return MHD_NO;
 	}
+	if (listen)
+		r->json = 0;
 	r->inputting = 1;
 	ss->sess->route = r;
 	nreq = ss->sess->nrequests;
