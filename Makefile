@@ -63,7 +63,7 @@ TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -Isrc -Itest -pthread \
 # $(B)/obj/<layer>/ and $(B)/pic/<layer>/.
 CORE_SRCS = src/core/buf.c src/core/base64.c src/core/log.c \
 	src/core/version.c src/core/json.c src/core/schema.c src/core/decl.c \
-	src/core/table.c src/core/random.c \
+	src/core/table.c src/core/random.c src/core/sha256.c \
 	src/core/systemd.c
 RPC_SRCS = src/rpc/jsonrpc.c src/rpc/frame.c
 SERVER_SRCS = src/server/registry.c src/server/features.c \
@@ -91,7 +91,7 @@ TOOLS = $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-gateway $(B)/mcp-bench $(B)/floor-s
 	$(B)/progress-server $(B)/conformance-server $(B)/deferred-server \
 	$(B)/notes-server $(B)/client-bench
 UNIT_TESTS = $(B)/t_schema $(B)/t_jsonrpc $(B)/t_registry $(B)/t_pool \
-	$(B)/t_template $(B)/t_faults $(B)/t_flags $(B)/t_decl
+	$(B)/t_template $(B)/t_faults $(B)/t_flags $(B)/t_decl $(B)/t_sha256
 
 # The libFuzzer harnesses (test/fuzz/NAME.c), built with clang.
 FUZZERS = json dispatch stdio schema template http client decl
