@@ -125,6 +125,9 @@ struct rpc_fields {
 	 * only them. */
 	size_t	 args_off, args_len;
 	size_t	 meta_off, meta_len;
+	/* The same for 2026-07-28's requestState and inputResponses. */
+	size_t	 state_off, state_len;
+	size_t	 resp_off, resp_len;
 	int	 has_result;	/* a result or error member */
 	json_t	*result;	/* a response's result, owned */
 	json_t	*error;		/* or its error, owned */

@@ -585,6 +585,10 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 		c->args_len = f->args_len;
 		c->meta_off = f->meta_off;
 		c->meta_len = f->meta_len;
+		c->state_off = f->state_off;
+		c->state_len = f->state_len;
+		c->resp_off = f->resp_off;
+		c->resp_len = f->resp_len;
 	}
 	c->srv = s->srv;
 	copy_rid(c);
@@ -1770,7 +1774,7 @@ mcp__protocol_complete(struct mcp_call *c)
 			    MO_IS_ERROR : MO_OK, c->out == NULL ?
 			    MCP_RPC_INTERNAL_ERROR : c->rpc_code);
 		if (c->out != NULL && c->version == MCP_V20260728 &&
-		    mcp__era_dress(s->srv, &c->out, &c->outlen, c->kind ==
+		    !c->dressed && mcp__era_dress(s->srv, &c->out, &c->outlen, c->kind ==
 		    CALL_READ ? ERA_CACHE_READ : ERA_CACHE_NONE) != MCP_OK) {
 			free(c->out);
 			c->out = NULL;
