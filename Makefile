@@ -119,7 +119,7 @@ WHO_SERVER = $(if $(CRYPTO_LIBS),$(B)/who-server)
 
 build: $(B)/libmcp.a $(B)/libmcp.so $(TOOLS) $(UNIT_TESTS) $(B)/feat-server $(B)/sdrun \
 	$(B)/client-api $(B)/flags-server $(B)/decl-server $(B)/loop-server \
-	$(B)/task-server $(WHO_SERVER)
+	$(B)/task-server $(B)/mrtr-server $(WHO_SERVER)
 
 $(B)/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(@D)
@@ -219,6 +219,12 @@ $(B)/decl-server: test/decl-server.c $(B)/libmcp.a
 # The server of test/loop.sh, loop tools (MCP_TOOL_LOOP): built, never
 # installed.
 $(B)/loop-server: test/loop-server.c $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+# The server of test/mrtr.sh, callbacks that ask the client: built,
+# never installed.
+$(B)/mrtr-server: test/mrtr-server.c $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 
