@@ -223,6 +223,17 @@ async function stdioMrtr() {
 	m = await s.ask(retry(req, one.state, {}));
 	const again = inputRequired(m, ['elicitation/create'], 'mrtr-server', 'no answer sent');
 	is(again.ids, ['input-1'], 'no answer sent: input-1 asked again');
+	// The bound of rounds: 32, those without a new answer included.
+	let st = one.state;
+	let k = 1;
+	for (; k < 40; k++) {
+		m = await s.ask(retry(req, st, {}));
+		if (!m?.result?.requestState)
+			break;
+		st = m.result.requestState;
+	}
+	ok(k === 32 && isErr(m, -32602) && /too many rounds \(32\)/.test(m.error.message),
+	    'round 33 (no answer given, ever): -32602 too many rounds', `${k} ${show(m)}`);
 	// Answers it did not ask for are ignored.
 	m = await s.ask(retry(req, one.state, { 'input-1': ELICIT('Cy'), stray: { x: 1 } }));
 	inputRequired(m, ['sampling/createMessage'], 'mrtr-server', 'a stray answer besides');

@@ -29,8 +29,10 @@
 
 #include "server/server.h"
 
-/* At most this many requests to the client in one call, all rounds. */
+/* At most this many requests to the client in one call, all rounds;
+ * and this many rounds, those that brought no new answer included. */
 #define MRTR_MAX_INPUTS	16
+#define MRTR_MAX_ROUNDS	32
 #define MAC_LEN		32
 
 struct mrtr {
@@ -255,6 +257,13 @@ verify(struct mcp_call *c, const char *s, size_t len)
 		refuse(c, "requestState was issued to another principal");
 		return NULL;
 	}
+	if (json_integer_value(json_object_get(st, "r")) >= MRTR_MAX_ROUNDS) {
+		json_decref(st);
+		snprintf(why, sizeof(why), "requestState has had too many rounds (%d); "
+		    "send the request again without it", MRTR_MAX_ROUNDS);
+		refuse(c, why);
+		return NULL;
+	}
 	x = json_object_get(st, "x");
 	if (!json_is_integer(x) || json_integer_value(x) < now_ms()) {
 		json_decref(st);
@@ -293,7 +302,13 @@ mcp__mrtr_begin(struct mcp_call *c, const json_t *state, const json_t *resp)
 		    "out of memory");
 		return -1;
 	}
-	json_array_extend(m->answers, json_object_get(st, "d"));
+	if (json_array_extend(m->answers, json_object_get(st, "d")) != 0) {
+		json_decref(st);
+		mcp__mrtr_free(m);
+		mcp_result_rpc_error(c, MCP_RPC_INTERNAL_ERROR,
+		    "out of memory");
+		return -1;
+	}
 	m->round = (int)json_integer_value(json_object_get(st, "r")) + 1;
 	/*
 	 * This round's answers, in the order asked, up to the first one
