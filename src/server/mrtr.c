@@ -35,12 +35,19 @@
 #define MRTR_MAX_ROUNDS	32
 #define MAC_LEN		32
 
+/*
+ * ANSWERS: [{m, h, r}], the answers so far in the order asked (method,
+ * params hash, result); ASKED: [{id, m, h}], the requests pending, in
+ * order; REQUESTS: {id: {method, params}}, the same as the client sees
+ * them; NEXT: the index of the callback's next request; ROUND: 1 on the
+ * first run.
+ */
 struct mrtr {
-	json_t		*answers;	/* [{m, h, r}]: answered, in order */
-	json_t		*asked;		/* [{id, m, h}]: pending, in order */
-	json_t		*requests;	/* {id: {method, params}}: the same */
-	size_t		 next;		/* index of the callback's next ask */
-	int		 round;		/* 1: the first run */
+	json_t		*answers;
+	json_t		*asked;
+	json_t		*requests;
+	size_t		 next;
+	int		 round;
 };
 
 void
@@ -259,8 +266,9 @@ verify(struct mcp_call *c, const char *s, size_t len)
 	}
 	if (json_integer_value(json_object_get(st, "r")) >= MRTR_MAX_ROUNDS) {
 		json_decref(st);
-		snprintf(why, sizeof(why), "requestState has had too many rounds (%d); "
-		    "send the request again without it", MRTR_MAX_ROUNDS);
+		snprintf(why, sizeof(why), "requestState has had too many "
+		    "rounds (%d); send the request again without it",
+		    MRTR_MAX_ROUNDS);
 		refuse(c, why);
 		return NULL;
 	}

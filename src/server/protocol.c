@@ -1774,8 +1774,9 @@ mcp__protocol_complete(struct mcp_call *c)
 			    MO_IS_ERROR : MO_OK, c->out == NULL ?
 			    MCP_RPC_INTERNAL_ERROR : c->rpc_code);
 		if (c->out != NULL && c->version == MCP_V20260728 &&
-		    !c->dressed && mcp__era_dress(s->srv, &c->out, &c->outlen, c->kind ==
-		    CALL_READ ? ERA_CACHE_READ : ERA_CACHE_NONE) != MCP_OK) {
+		    !c->dressed && mcp__era_dress(s->srv, &c->out,
+		    &c->outlen, c->kind == CALL_READ ? ERA_CACHE_READ :
+		    ERA_CACHE_NONE) != MCP_OK) {
 			free(c->out);
 			c->out = NULL;
 		}
