@@ -63,14 +63,14 @@ TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -Isrc -Itest -pthread \
 # $(B)/obj/<layer>/ and $(B)/pic/<layer>/.
 CORE_SRCS = src/core/buf.c src/core/base64.c src/core/log.c \
 	src/core/version.c src/core/json.c src/core/schema.c src/core/decl.c \
-	src/core/table.c src/core/random.c \
+	src/core/table.c src/core/random.c src/core/sha256.c \
 	src/core/systemd.c
 RPC_SRCS = src/rpc/jsonrpc.c src/rpc/frame.c
 SERVER_SRCS = src/server/registry.c src/server/features.c \
 	src/server/pool.c src/server/call.c src/server/session.c \
 	src/server/protocol.c src/server/clientreq.c src/server/metrics.c \
 	src/server/relay.c src/server/args.c src/server/era.c \
-	src/server/tasks.c src/server/listen.c
+	src/server/tasks.c src/server/listen.c src/server/mrtr.c
 CLIENT_SRCS = src/client/client.c src/client/stdio.c src/client/http.c
 TRANSPORT_SRCS = src/transport/transport_stdio.c src/transport/http.c \
 	src/transport/transport_sse.c src/transport/transport_streamable.c \
@@ -91,7 +91,7 @@ TOOLS = $(B)/mcp-demo $(B)/mcp-call $(B)/mcp-gateway $(B)/mcp-bench $(B)/floor-s
 	$(B)/progress-server $(B)/conformance-server $(B)/deferred-server \
 	$(B)/notes-server $(B)/client-bench
 UNIT_TESTS = $(B)/t_schema $(B)/t_jsonrpc $(B)/t_registry $(B)/t_pool \
-	$(B)/t_template $(B)/t_faults $(B)/t_flags $(B)/t_decl
+	$(B)/t_template $(B)/t_faults $(B)/t_flags $(B)/t_decl $(B)/t_sha256
 
 # The libFuzzer harnesses (test/fuzz/NAME.c), built with clang.
 FUZZERS = json dispatch stdio schema template http client decl
@@ -119,7 +119,7 @@ WHO_SERVER = $(if $(CRYPTO_LIBS),$(B)/who-server)
 
 build: $(B)/libmcp.a $(B)/libmcp.so $(TOOLS) $(UNIT_TESTS) $(B)/feat-server $(B)/sdrun \
 	$(B)/client-api $(B)/flags-server $(B)/decl-server $(B)/loop-server \
-	$(B)/task-server $(WHO_SERVER)
+	$(B)/task-server $(B)/mrtr-server $(WHO_SERVER)
 
 $(B)/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(@D)
@@ -219,6 +219,12 @@ $(B)/decl-server: test/decl-server.c $(B)/libmcp.a
 # The server of test/loop.sh, loop tools (MCP_TOOL_LOOP): built, never
 # installed.
 $(B)/loop-server: test/loop-server.c $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+# The server of test/mrtr.sh, callbacks that ask the client: built,
+# never installed.
+$(B)/mrtr-server: test/mrtr-server.c $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 

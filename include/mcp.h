@@ -69,6 +69,9 @@ MCP_EXTERN const char	*mcp_version(void);
 #define MCP_ESERVER	(-11)	/* client: the server answered an error */
 #define MCP_EPROTO	(-12)	/* the peer broke the protocol */
 #define MCP_EIO		(-13)	/* client: connection failed or lost */
+#define MCP_EINPUT	(-14)	/* 2026-07-28: the client's input is asked
+				   for; return, the call answers
+				   input_required (mcp_call_sample(3)) */
 
 /* A static string describing CODE. Any thread. */
 MCP_EXTERN const char	*mcp_strerror(int code);
@@ -574,7 +577,11 @@ MCP_EXTERN int		 mcp_call_close_stream(mcp_call *call);
  * that declared it; roots), and on the loop thread (a MCP_TOOL_LOOP
  * tool's callback), which would never see the answer. MCP_ETIMEDOUT,
  * MCP_ECANCELED, or MCP_ECLIENT with the client's error object in
- * *RESULT. A late answer is ignored.
+ * *RESULT. A late answer is ignored. In protocol 2026-07-28 nothing
+ * blocks (multi round-trip requests): the answer comes from the retry
+ * of the request, or MCP_EINPUT returns at once and the callback should
+ * return; the call is answered input_required, and the retry runs the
+ * callback again from the start (mcp_call_round).
  */
 MCP_EXTERN int		 mcp_call_sample(mcp_call *call, json_t *params,
 			    int timeout_ms, json_t **result);
@@ -582,6 +589,10 @@ MCP_EXTERN int		 mcp_call_elicit(mcp_call *call, json_t *params,
 			    int timeout_ms, json_t **result);
 MCP_EXTERN int		 mcp_call_roots(mcp_call *call, int timeout_ms,
 			    json_t **result);
+/* Which run of the callback this is: 1, or (2026-07-28) 1 plus the
+ * input_required answers the request had before this retry. The thread
+ * that runs the callback. */
+MCP_EXTERN int		 mcp_call_round(mcp_call *call);
 
 /* json_unpack_ex on the arguments. On failure the result becomes an
  * isError result carrying jansson's message, and MCP_EINVAL returns. A

@@ -125,6 +125,9 @@ struct rpc_fields {
 	 * only them. */
 	size_t	 args_off, args_len;
 	size_t	 meta_off, meta_len;
+	/* The same for 2026-07-28's requestState and inputResponses. */
+	size_t	 state_off, state_len;
+	size_t	 resp_off, resp_len;
 	int	 has_result;	/* a result or error member */
 	json_t	*result;	/* a response's result, owned */
 	json_t	*error;		/* or its error, owned */
@@ -217,6 +220,31 @@ uint32_t mcp__hash(const char *s) MCP_HIDDEN;
 
 /* 128 bits from the CSPRNG as 32 hex digits, in OUT[33]: 0, or -1. */
 int	 mcp__random_id(char *out) MCP_HIDDEN;
+/* N bytes from the CSPRNG into OUT: 0, or -1 (errno set). */
+int	 mcp__random_bytes(void *out, size_t n) MCP_HIDDEN;
+
+/* ---- sha256.c: SHA-256 and HMAC-SHA256, for MRTR's requestState ----- */
+
+struct sha256 {
+	uint32_t	 h[8];
+	uint64_t	 len;		/* bytes hashed */
+	unsigned char	 buf[64];
+	size_t		 used;		/* of buf */
+};
+
+void	 mcp__sha256_init(struct sha256 *s) MCP_HIDDEN;
+void	 mcp__sha256_update(struct sha256 *s, const void *data, size_t len)
+	    MCP_HIDDEN;
+/* The digest into OUT; S is wiped and must be initialised again. */
+void	 mcp__sha256_final(struct sha256 *s, unsigned char out[32])
+	    MCP_HIDDEN;
+void	 mcp__sha256(const void *data, size_t len, unsigned char out[32])
+	    MCP_HIDDEN;
+void	 mcp__hmac_sha256(const void *key, size_t klen, const void *data,
+	    size_t len, unsigned char out[32]) MCP_HIDDEN;
+/* 1 when the N bytes at A and B are equal, in time that does not depend
+ * on where they differ; else 0. */
+int	 mcp__ct_equal(const void *a, const void *b, size_t n) MCP_HIDDEN;
 
 /* ---- systemd.c: socket activation and the notify socket ------------- */
 

@@ -703,7 +703,7 @@ scan_params(struct parser *ps, struct rpc_fields *f)
 	int			 which, rc;
 
 	f->tname_kind = f->args_kind = f->has_task = 0;
-	f->args_len = f->meta_len = 0;
+	f->args_len = f->meta_len = f->state_len = f->resp_len = 0;
 	ps->p++;
 	skip_ws(ps);
 	if (ps->p < ps->end && *ps->p == '}') {
@@ -715,7 +715,9 @@ scan_params(struct parser *ps, struct rpc_fields *f)
 			return -1;
 		which = n == 4 && memcmp(s, "name", 4) == 0 ? 1 :
 		    n == 9 && memcmp(s, "arguments", 9) == 0 ? 2 :
-		    n == 5 && memcmp(s, "_meta", 5) == 0 ? 3 : 0;
+		    n == 5 && memcmp(s, "_meta", 5) == 0 ? 3 :
+		    n == 12 && memcmp(s, "requestState", 12) == 0 ? 4 :
+		    n == 14 && memcmp(s, "inputResponses", 14) == 0 ? 5 : 0;
 		if (n == 4 && memcmp(s, "task", 4) == 0)
 			f->has_task = 1;
 		skip_ws(ps);
@@ -745,6 +747,12 @@ scan_params(struct parser *ps, struct rpc_fields *f)
 				f->meta_off = (size_t)(vstart - start);
 				f->meta_len = *vstart == '{' ?
 				    (size_t)(ps->p - vstart) : 0;
+			} else if (which == 4) {
+				f->state_off = (size_t)(vstart - start);
+				f->state_len = (size_t)(ps->p - vstart);
+			} else if (which == 5) {
+				f->resp_off = (size_t)(vstart - start);
+				f->resp_len = (size_t)(ps->p - vstart);
 			}
 		}
 		rc = next_item(ps, '}');

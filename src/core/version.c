@@ -47,6 +47,9 @@ mcp_strerror(int code)
 		return "protocol error";
 	case MCP_EIO:
 		return "connection failed or lost";
+	case MCP_EINPUT:
+		return "input from the client is needed: the request is "
+		    "answered input_required and retried";
 	default:
 		return "unknown error";
 	}

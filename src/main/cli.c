@@ -64,6 +64,8 @@ static const struct option longopts[] = {
 	{ "allow-host",		required_argument,	NULL, OPT_SET },
 	{ "allow-origin",	required_argument,	NULL, OPT_SET },
 	{ "auth-token-file",	required_argument,	NULL, OPT_SET },
+	{ "state-key-file",	required_argument,	NULL, OPT_SET },
+	{ "state-ttl",		required_argument,	NULL, OPT_SET },
 	{ "stateless",		optional_argument,	NULL, OPT_FLAG },
 	{ "json-response",	optional_argument,	NULL, OPT_FLAG },
 	{ "event-log",		required_argument,	NULL, OPT_SET },
@@ -119,6 +121,10 @@ static const char options_text[] =
 "  --max-tasks N           tasks kept by the server (default: %d)\n"
 "  --max-session-tasks N   tasks kept for one session (default: %d)\n"
 "  --max-task-bytes BYTES  bytes of task results kept (default: %zu)\n"
+"  --state-key-file FILE   sign 2026-07-28 requestState with the key in FILE,\n"
+"                          shared by every instance (default: a random key\n"
+"                          per process: a retry must come back to it)\n"
+"  --state-ttl S           how long a requestState is good for (default: %d)\n"
 "HTTP:\n"
 "  --base-path PATH        serve under PATH, e.g. /mcp-demo (default: none)\n"
 "  --keepalive SECONDS     SSE keepalive comment interval (default: %d)\n"
@@ -350,7 +356,7 @@ help(struct mcp_server *srv, const char *prog, struct buf *b)
 		    srv->max_subscriptions, srv->max_listens,
 		    srv->task_ttl_ms,
 		    srv->max_tasks, srv->max_session_tasks,
-		    srv->max_task_bytes, c->keepalive,
+		    srv->max_task_bytes, srv->state_ttl, c->keepalive,
 		    c->max_sessions, c->max_inflight, c->max_queued,
 		    c->request_timeout, c->idle_timeout, c->max_per_ip,
 		    c->event_log, c->session_timeout, c->sse_retry,

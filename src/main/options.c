@@ -124,6 +124,32 @@ mcp__reload_token(struct http_conf *c)
 	return MCP_OK;
 }
 
+/*
+ * --state-key-file: the key of MRTR's requestState (server/mrtr.c) is
+ * the SHA-256 of FILE's first line, which every instance behind one
+ * balancer shares; 16 bytes at least, so that it is no password.
+ */
+static int
+read_state_key(mcp_server *srv, const char *file)
+{
+	char	*p = NULL;
+	int	 rc;
+
+	rc = read_secret("state key file", file, &p);
+	if (rc != MCP_OK)
+		return rc;
+	if (strlen(p) < 16) {
+		mcp_log(MCP_LOG_ERR, "state key file %s: the key must have 16 "
+		    "bytes at least (e.g. openssl rand -hex 32)", file);
+		free_secret(p);
+		return MCP_EINVAL;
+	}
+	mcp__sha256(p, strlen(p), srv->state_key);
+	srv->state_key_set = 1;
+	free_secret(p);
+	return MCP_OK;
+}
+
 static int
 set_str(char **dst, const char *value)
 {
@@ -211,6 +237,7 @@ set_option(mcp_server *srv, const char *name, const char *value)
 	NUM("max-subscriptions", 0, 1000000, srv->max_subscriptions)
 	NUM("max-listens", 0, 1000000, srv->max_listens)
 	NUM("task-ttl", 1, 86400000 * 7L, srv->task_ttl_ms)
+	NUM("state-ttl", 1, 86400, srv->state_ttl)
 	NUM("max-tasks", 0, 1000000, srv->max_tasks)
 	NUM("max-session-tasks", 0, 1000000, srv->max_session_tasks)
 	NUM("max-task-bytes", 0, 1L << 40, srv->max_task_bytes)
@@ -300,6 +327,8 @@ set_option(mcp_server *srv, const char *name, const char *value)
 		}
 		return set_str(&c->redis, value);
 	}
+	if (strcmp(name, "state-key-file") == 0)
+		return read_state_key(srv, value);
 	if (strcmp(name, "redis-password-file") == 0) {
 		p = NULL;
 		rc = read_secret("redis password file", value, &p);

@@ -290,6 +290,7 @@ mcp_server_new(const char *name, const char *version)
 	srv->max_subscriptions = MCP_DEF_MAX_SUBS;
 	srv->max_listens = MCP_DEF_MAX_LISTENS;
 	srv->task_ttl_ms = MCP_DEF_TASK_TTL;
+	srv->state_ttl = MCP_DEF_STATE_TTL;
 	srv->max_tasks = MCP_DEF_MAX_TASKS;
 	srv->max_session_tasks = MCP_DEF_SESSION_TASKS;
 	srv->max_task_bytes = MCP_DEF_TASK_BYTES;
@@ -586,6 +587,13 @@ mcp__server_start(struct mcp_server *srv)
 
 	/* A vanished reader must give EPIPE, not kill the process. */
 	signal(SIGPIPE, SIG_IGN);
+	/* Without --state-key-file, a key of this process's own: a retry
+	 * of a 2026-07-28 request must come back here (mrtr.c). */
+	if (!srv->state_key_set && mcp__random_bytes(srv->state_key,
+	    sizeof(srv->state_key)) != 0) {
+		mcp_log(MCP_LOG_ERR, "getrandom: %s", strerror(errno));
+		return MCP_ESYS;
+	}
 	srv->running = 1;
 	host->stopped = 0;
 	srv->draining = host->aborted = 0;

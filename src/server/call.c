@@ -43,6 +43,7 @@ mcp__call_free(struct mcp_call *c)
 	json_decref(c->meta);
 	mcp__buf_free(&c->content);
 	json_decref(c->structured);
+	mcp__mrtr_free(c->mrtr);
 	mcp__tool_unref(c->tool);
 	mcp__feat_unref(c->feat);
 	mcp__identity_unref(c->ident);
@@ -924,7 +925,12 @@ mcp__call_serialise(struct mcp_call *c,
 	if (c->rpc_code == MCP_RPC_RESOURCE_NOT_FOUND &&
 	    c->version == MCP_V20260728)
 		c->rpc_code = MCP_RPC_INVALID_PARAMS;
-	if (c->rpc_code != 0)
+	/* A request to the client is pending (2026-07-28): the answer is
+	 * input_required, whatever the callback set meanwhile, unless a
+	 * capability the client lacks makes it -32021. */
+	if (mcp__mrtr_pending(c) && c->need_cap == NULL)
+		rc = mcp__mrtr_write(c, &b);
+	else if (c->rpc_code != 0)
 		rc = mcp__rpc_error(&b, c->id, c->rpc_code, c->rpc_msg, data);
 	else
 		rc = write(c, &b);
@@ -1156,6 +1162,10 @@ feature_run(struct mcp_call *c)
 		fn = c->srv->feat.complete_fn;
 		break;
 	}
+	if (c->version == MCP_V20260728 && c->kind != CALL_COMPLETE &&
+	    mcp__mrtr_begin(c, json_object_get(c->params, "requestState"),
+	    json_object_get(c->params, "inputResponses")) != 0)
+		return;
 	fn(c);
 }
 
@@ -1183,7 +1193,9 @@ static void
 tool_run(struct mcp_call *c, const char *text, size_t len)
 {
 	struct json_perr e;
+	json_t		*state = NULL, *resp = NULL;
 	char		 err[256];
+	int		 bad = 0;
 
 	/* Built here, so the allocations and frees stay on this thread. */
 	if (c->spans) {
@@ -1204,6 +1216,17 @@ tool_run(struct mcp_call *c, const char *text, size_t len)
 		if (!json_is_string(c->progress_token) &&
 		    !json_is_integer(c->progress_token))
 			c->progress_token = NULL;
+		/* A 2026-07-28 retry's (mrtr.c); nothing else needs them. */
+		if (c->state_len > 0 && c->version == MCP_V20260728) {
+			state = mcp__json_parse(text + c->state_off,
+			    c->state_len, &e);
+			bad |= state == NULL;
+		}
+		if (c->resp_len > 0 && c->version == MCP_V20260728) {
+			resp = mcp__json_parse(text + c->resp_off,
+			    c->resp_len, &e);
+			bad |= resp == NULL;
+		}
 		free(c->ptext);
 		c->ptext = NULL;
 	} else {
@@ -1228,8 +1251,14 @@ tool_run(struct mcp_call *c, const char *text, size_t len)
 				c->args = NULL;
 		}
 	}
+	if (!c->spans && c->params != NULL && c->version == MCP_V20260728) {
+		state = json_incref(json_object_get(c->params,
+		    "requestState"));
+		resp = json_incref(json_object_get(c->params,
+		    "inputResponses"));
+	}
 	/* Defaults first: the arguments the callback gets are validated. */
-	if (c->args == NULL)
+	if (c->args == NULL || bad)
 		mcp_result_rpc_error(c, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
 	else if (mcp__args_prepare(c) != 0)
@@ -1237,8 +1266,11 @@ tool_run(struct mcp_call *c, const char *text, size_t len)
 	else if (mcp__schema_validate(c->tool->in, c->args, "arguments", err,
 	    sizeof(err)) != 0)
 		mcp_result_errorf(c, "invalid arguments: %s", err);
-	else
+	else if (c->version != MCP_V20260728 ||
+	    mcp__mrtr_begin(c, state, resp) == 0)
 		c->tool->fn(c);
+	json_decref(state);
+	json_decref(resp);
 }
 
 /*
@@ -1264,6 +1296,8 @@ call_end(struct mcp_call *c)
 	c->uri = c->pname = c->cname = c->cvalue = NULL;
 	json_decref(c->structured);
 	c->structured = NULL;
+	mcp__mrtr_free(c->mrtr);
+	c->mrtr = NULL;
 	free(c->description);
 	c->description = NULL;
 	mcp__buf_free(&c->content);

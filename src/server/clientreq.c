@@ -380,21 +380,29 @@ refuse(json_t *params, const char *method, const char *why)
 }
 
 /*
- * 2026-07-28 has no requests from server to client: the call is
- * answered with -32021 when the client did not declare CAP (the spec's
- * MissingRequiredClientCapability), whatever the callback sets next;
- * with it declared, the request needs MRTR (input_required), which this
- * version does not do yet, and is refused as any other.
+ * 2026-07-28 has no requests from server to client. With CAP declared,
+ * the request is a multi round-trip one (mrtr.c): answered at once from
+ * the retry's inputResponses, or recorded for an input_required answer
+ * (MCP_EINPUT), never waited for, so that a loop tool may ask too. A
+ * tasks's or a notification's callback has no request to retry, and a
+ * completion/complete may not answer input_required (the spec lists
+ * tools/call, prompts/get and resources/read). Without CAP declared the
+ * call is answered with -32021 (the spec's
+ * MissingRequiredClientCapability), whatever the callback sets next.
  */
 static int
-era_refuse(mcp_call *call, json_t *params, const char *method,
-    const char *cap, int declared)
+era_ask(mcp_call *call, json_t *params, const char *method,
+    const char *cap, int declared, json_t **result)
 {
 	char	 msg[120];
 
+	if (declared && (call->kind == CALL_TOOL || call->kind ==
+	    CALL_PROMPT || call->kind == CALL_READ))
+		return mcp__mrtr_ask(call, method, params, result);
 	if (declared)
-		return refuse(params, method, "protocol 2026-07-28 carries "
-		    "it in an input_required result, not served yet");
+		return refuse(params, method, "protocol 2026-07-28 lets only "
+		    "tools/call, prompts/get and resources/read ask the "
+		    "client");
 	snprintf(msg, sizeof(msg), "Missing required client capability: %s",
 	    cap);
 	if (mcp_result_rpc_error(call, MCP_RPC_MISSING_CAPABILITY, msg) ==
@@ -410,11 +418,11 @@ mcp_call_sample(mcp_call *call, json_t *params, int timeout_ms,
 	*result = NULL;
 	if (params == NULL)
 		return MCP_ENOMEM;
+	if (call->version == MCP_V20260728)
+		return era_ask(call, params, "sampling/createMessage",
+		    "sampling", call->caps & MCP_CAP_SAMPLING, result);
 	if (mcp__loop_call != NULL)
 		return refuse(params, "sampling/createMessage", ON_LOOP);
-	if (call->version == MCP_V20260728)
-		return era_refuse(call, params, "sampling/createMessage",
-		    "sampling", call->caps & MCP_CAP_SAMPLING);
 	if (!(call->caps & MCP_CAP_SAMPLING))
 		return refuse(params, "sampling/createMessage",
 		    "the client did not declare sampling");
@@ -431,13 +439,14 @@ mcp_call_elicit(mcp_call *call, json_t *params, int timeout_ms,
 	*result = NULL;
 	if (params == NULL)
 		return MCP_ENOMEM;
-	if (mcp__loop_call != NULL)
-		return refuse(params, "elicitation/create", ON_LOOP);
 	mode = json_string_value(json_object_get(params, "mode"));
 	if (call->version == MCP_V20260728)
-		return era_refuse(call, params, "elicitation/create",
-		    "elicitation", call->caps & (MCP_CAP_ELICIT_FORM |
-		    MCP_CAP_ELICIT_URL));
+		return era_ask(call, params, "elicitation/create",
+		    "elicitation", call->caps & (mode != NULL &&
+		    strcmp(mode, "url") == 0 ? MCP_CAP_ELICIT_URL :
+		    MCP_CAP_ELICIT_FORM), result);
+	if (mcp__loop_call != NULL)
+		return refuse(params, "elicitation/create", ON_LOOP);
 	if (mode != NULL && strcmp(mode, "url") == 0) {
 		if (!(call->caps & MCP_CAP_ELICIT_URL))
 			return refuse(params, "elicitation/create",
@@ -452,11 +461,11 @@ int
 mcp_call_roots(mcp_call *call, int timeout_ms, json_t **result)
 {
 	*result = NULL;
+	if (call->version == MCP_V20260728)
+		return era_ask(call, NULL, "roots/list", "roots",
+		    call->caps & MCP_CAP_ROOTS, result);
 	if (mcp__loop_call != NULL)
 		return refuse(NULL, "roots/list", ON_LOOP);
-	if (call->version == MCP_V20260728)
-		return era_refuse(call, NULL, "roots/list", "roots",
-		    call->caps & MCP_CAP_ROOTS);
 	if (!(call->caps & MCP_CAP_ROOTS))
 		return refuse(NULL, "roots/list",
 		    "the client did not declare roots");

@@ -624,6 +624,10 @@ submit(struct session *s, struct batch *bt, struct rpc_fields *f,
 		c->args_len = f->args_len;
 		c->meta_off = f->meta_off;
 		c->meta_len = f->meta_len;
+		c->state_off = f->state_off;
+		c->state_len = f->state_len;
+		c->resp_off = f->resp_off;
+		c->resp_len = f->resp_len;
 	}
 	c->srv = s->srv;
 	copy_rid(c);
@@ -1992,8 +1996,10 @@ mcp__protocol_complete(struct mcp_call *c)
 			    MCP_RPC_INTERNAL_ERROR : c->rpc_code);
 		/* A listen's answer (listen.c) is dressed already. */
 		if (c->out != NULL && c->version == MCP_V20260728 &&
-		    c->kind != CALL_LISTEN && mcp__era_dress(s->srv, &c->out, &c->outlen, c->kind ==
-		    CALL_READ ? ERA_CACHE_READ : ERA_CACHE_NONE) != MCP_OK) {
+		    c->kind != CALL_LISTEN && !c->dressed &&
+		    mcp__era_dress(s->srv, &c->out, &c->outlen,
+		    c->kind == CALL_READ ? ERA_CACHE_READ : ERA_CACHE_NONE) !=
+		    MCP_OK) {
 			free(c->out);
 			c->out = NULL;
 		}

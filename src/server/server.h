@@ -405,6 +405,14 @@ struct mcp_call {
 	int		 rpc_code;
 	char		*rpc_msg;
 	const char	*need_cap;	/* -32021: the capability missing */
+	/* 2026-07-28 (mrtr.c): where requestState and inputResponses lie
+	 * in a scanned tool call's params (a length of 0: absent); the
+	 * answers and requests of the client's input, once there are any;
+	 * and an answer that is dressed already (input_required). */
+	size_t		 state_off, state_len;
+	size_t		 resp_off, resp_len;
+	struct mrtr	*mrtr;
+	int		 dressed;
 	/* The serialised response, handed back to the loop. */
 	char		*out;
 	size_t		 outlen;
@@ -756,6 +764,33 @@ void	 mcp__listen_updated(struct mcp_server *srv, const char *uri)
 /* Loop: the server ends every listen, each with its complete answer. */
 void	 mcp__listen_end_all(struct mcp_server *srv) MCP_HIDDEN;
 
+/* ---- mrtr.c: multi round-trip requests (2026-07-28) ---------------- */
+
+/* The default of --state-ttl: ten minutes to answer and retry. */
+#define MCP_DEF_STATE_TTL	600
+
+struct mrtr;
+
+/* The callback's thread, before the callback of a 2026-07-28 tools/call,
+ * prompts/get or resources/read: checks the retry's STATE and RESP
+ * (borrowed; NULL when absent) and takes their answers. 0, or -1 when
+ * the request is refused: C's -32602 error is set, the callback is not
+ * to run. */
+int	 mcp__mrtr_begin(struct mcp_call *c, const json_t *state,
+	    const json_t *resp) MCP_HIDDEN;
+/* The callback's k-th request to the client (PARAMS stolen, may be
+ * NULL): MCP_OK with the answer in *RESULT (a new reference), or
+ * MCP_EINPUT when it is recorded for the input_required answer;
+ * MCP_ENOMEM, or MCP_ESTATE past the bound of requests. */
+int	 mcp__mrtr_ask(struct mcp_call *c, const char *method, json_t *params,
+	    json_t **result) MCP_HIDDEN;
+/* Does C's answer have to be input_required? */
+int	 mcp__mrtr_pending(const struct mcp_call *c) MCP_HIDDEN;
+/* Appends C's input_required response to B, dressed (c->dressed). */
+int	 mcp__mrtr_write(struct mcp_call *c, struct buf *b) MCP_HIDDEN;
+int	 mcp__mrtr_round(const struct mcp_call *c) MCP_HIDDEN;
+void	 mcp__mrtr_free(struct mrtr *m) MCP_HIDDEN;
+
 /* ---- tasks.c: task-augmented tools/call (2025-11-25) --------------- */
 
 enum task_status {
@@ -1002,6 +1037,12 @@ struct mcp_server {
 	int			 max_tasks;
 	int			 max_session_tasks;
 	size_t			 max_task_bytes;
+	/* MRTR (mrtr.c): the key of requestState's HMAC, from
+	 * --state-key-file or random at mcp_server_run; how long a state
+	 * is good for, in seconds (--state-ttl). Read-only once running. */
+	unsigned char		 state_key[32];
+	int			 state_key_set;
+	int			 state_ttl;
 	int			 ntasks;	/* loop: kept now, all sessions */
 	size_t			 task_bytes;	/* loop: their results' */
 	int			 max_listens;	/* --max-listens */
