@@ -266,7 +266,8 @@ MCP_EXTERN int		 mcp_tool_set_icons(mcp_server *srv, const char *name,
  * now on. MCP_TOOL_LOOP: the callback runs on the loop thread, saving
  * the hand-off to a worker and back; it must never block, sleep or wait
  * on I/O, and mcp_call_sample, _elicit and _roots return MCP_ESTATE
- * there (mcp_tool_set_flags(3)). MCP_TOOL_TASK_OPTIONAL and _REQUIRED
+ * there, except in 2026-07-28, where nothing waits: they ask through
+ * input_required (mcp_tool_set_flags(3)). MCP_TOOL_TASK_OPTIONAL and _REQUIRED
  * (not both): the tool's execution.taskSupport, for 2025-11-25 clients,
  * which may, or must, call it as a task (tasks/result fetches its
  * answer later); without either it is "forbidden". Any thread. */
