@@ -6,7 +6,7 @@
 // a missing _meta field or a bad logLevel, -32022 with the supported
 // list, -32601 for the methods the era removed, -32021 for a capability
 // the client did not declare; on HTTP their statuses (400, 404), the
-// Mcp-Method and Mcp-Name checks (-32020, base64 values), no
+// Mcp-Method, Mcp-Name and Mcp-Param-* checks (-32020, base64 values), no
 // Mcp-Session-Id and no event ids, 405 for GET, and a closed response
 // stream cancelling its call; on stdio, no message for a cancelled
 // request; and a legacy TypeScript SDK client (1.32.2) on the same
@@ -19,7 +19,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { done, is, ok, show, tap } from './node/harness.mjs';
-import { CONF, DEMO, killAll, startServer } from './node/http-client.mjs';
+import { CONF, DEMO, FEAT, killAll, startServer } from './node/http-client.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SDK = path.join(HERE, 'node/node_modules/@modelcontextprotocol/sdk/dist/esm');
@@ -552,7 +552,93 @@ async function notesCode() {
 	is(await s.close(), 0, 'exits 0 when stdin closes');
 }
 
-const groups = { stdioDemo, stdioConformance, httpDemo, mixed, shapes, notesCode };
+// x-mcp-header: feat-server's routed mirrors region, opts.n and
+// opts.flag into Mcp-Param-Region, -N and -Flag; each header must say
+// its argument (base64 where the value needs it), and come only with it.
+async function paramHeaders() {
+	tap.label = 'http feat-server: ';
+	const srv = await startServer([], FEAT);
+	const port = srv.port;
+	const l = await mpost(port, req(1, 'tools/list'));
+	const tool = l.msg?.result?.tools?.find((t) => t.name === 'routed');
+	ok(tool?.inputSchema?.properties?.region?.['x-mcp-header'] === 'Region' &&
+	    tool?.inputSchema?.properties?.opts?.properties?.n?.['x-mcp-header'] === 'N',
+	    'tools/list: routed\'s inputSchema carries its x-mcp-header annotations', show(tool));
+	const call = (id, args, headers) => mpost(port, req(id, 'tools/call', { name: 'routed', arguments: args }),
+	    headers);
+	const b64 = (v) => `=?base64?${Buffer.from(v, 'utf8').toString('base64')}?=`;
+	const good = [
+		['a plain value', { region: 'us-west1' }, { 'mcp-param-region': 'us-west1' }],
+		['every header, integer and boolean as the spec writes them',
+		    { region: 'eu', opts: { n: -42, flag: false } },
+		    { 'mcp-param-region': 'eu', 'mcp-param-n': '-42', 'mcp-param-flag': 'false' }],
+		['a non-ASCII value in base64', { region: 'Zürich 世界' }, { 'mcp-param-region': b64('Zürich 世界') }],
+		['a value with spaces around it in base64', { region: ' padded ' }, { 'mcp-param-region': b64(' padded ') }],
+		['a value that looks like the sentinel, in base64', { region: '=?base64?x?=' },
+		    { 'mcp-param-region': b64('=?base64?x?=') }],
+		['the header name in another case', { region: 'us' }, { 'MCP-PARAM-REGION': 'us' }],
+		['an undeclared Mcp-Param-* header is ignored', { region: 'us' },
+		    { 'mcp-param-region': 'us', 'mcp-param-other': 'whatever' }],
+	];
+	let id = 10;
+	for (const [desc, args, headers] of good) {
+		const r = await call(id++, args, headers);
+		ok(r.status === 200 && r.msg?.result?.content?.[0]?.text === `routed to ${args.region}`,
+		    `${desc}: served`, r.summary);
+	}
+	const bad = [
+		['Mcp-Param-Region missing', { region: 'us' }, {}],
+		['Mcp-Param-Region says another value', { region: 'us' }, { 'mcp-param-region': 'eu' }],
+		['Mcp-Param-N says another integer', { region: 'us', opts: { n: 7 } },
+		    { 'mcp-param-region': 'us', 'mcp-param-n': '07' }],
+		['Mcp-Param-Flag in another case than the spec\'s', { region: 'us', opts: { flag: true } },
+		    { 'mcp-param-region': 'us', 'mcp-param-flag': 'True' }],
+		['Mcp-Param-N given without opts.n', { region: 'us' }, { 'mcp-param-region': 'us', 'mcp-param-n': '1' }],
+		['a base64 header that decodes to another value', { region: 'us' }, { 'mcp-param-region': b64('eu') }],
+		['a base64 header that is not base64', { region: 'us' }, { 'mcp-param-region': '=?base64?***?=' }],
+		['a plain value that the client had to encode', { region: '=?base64?dXM=?=' },
+		    { 'mcp-param-region': '=?base64?dXM=?=' }],
+	];
+	for (const [desc, args, headers] of bad) {
+		const r = await call(id++, args, headers);
+		ok(r.status === 400 && isErr(r.msg, -32020) && /Mcp-Param-/.test(r.msg.error.message),
+		    `${desc}: 400 + -32020, naming the header`, r.summary);
+	}
+	// Node's fetch refuses to send a control character; a raw request can.
+	const raw = await new Promise((resolve) => {
+		const body = JSON.stringify(req(99, 'tools/call', { name: 'routed', arguments: { region: 'a\u0001b' } }));
+		const sock = net.connect(port, '127.0.0.1', () => sock.end(`POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n` +
+		    `Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n` +
+		    `MCP-Protocol-Version: ${V}\r\nMcp-Method: tools/call\r\nMcp-Name: routed\r\n` +
+		    `Mcp-Param-Region: a\u0001b\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+		    `Connection: close\r\n\r\n${body}`));
+		let out = '';
+		sock.on('data', (d) => { out += d; });
+		sock.on('close', () => resolve(out));
+		sock.on('error', () => resolve(out));
+	});
+	ok(/^HTTP\/1\.1 400/.test(raw) && /-32020/.test(raw), 'a control character in Mcp-Param-Region: 400 + -32020',
+	    raw.slice(0, 400));
+	// A legacy session never sees any of this.
+	const legacy = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: {
+		'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+	body: JSON.stringify({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25',
+		capabilities: {}, clientInfo: { name: 'era-test', version: '1' } } }) });
+	const sid = legacy.headers.get('mcp-session-id');
+	await legacy.text();
+	const lh = { 'content-type': 'application/json', accept: 'application/json, text/event-stream',
+		'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
+	await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: lh,
+		body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+	const lr = await fetch(`http://127.0.0.1:${port}/mcp`, { method: 'POST', headers: lh,
+		body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call',
+			params: { name: 'routed', arguments: { region: 'us' } } }) });
+	const lt = await lr.text();
+	ok(lr.status === 200 && /routed to us/.test(lt) && !/-32020/.test(lt),
+	    'a 2025-11-25 session calls routed without any Mcp-Param-* header', lt.slice(0, 300));
+}
+
+const groups = { stdioDemo, stdioConformance, httpDemo, mixed, shapes, notesCode, paramHeaders };
 const want = process.argv.slice(2);
 for (const [name, fn] of Object.entries(groups)) {
 	if (want.length > 0 && !want.some((w) => name.includes(w)))

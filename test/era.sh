@@ -14,6 +14,7 @@ cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
 
 need_node
-need_built "$MCP_DEMO" "$CONFORMANCE_SERVER" "$MCP_BUILD/notes-server"
+need_built "$MCP_DEMO" "$CONFORMANCE_SERVER" "$FEAT_SERVER" \
+    "$MCP_BUILD/notes-server"
 need_sdk
 exec node test/era.mjs "$@"

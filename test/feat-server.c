@@ -20,7 +20,9 @@
  * late, finished by a thread of its own that may ignore cancellation,
  * finish_inside, deferred and finished before its callback returns, and
  * finish_undeferred, mcp_call_finish on a call that was not deferred.
- * Built by the Makefile as build/feat-server; uses the public API only.
+ * For test/era.mjs, routed, whose arguments carry x-mcp-header
+ * annotations (Mcp-Param-* headers in 2026-07-28). Built by the
+ * Makefile as build/feat-server; uses the public API only.
  */
 #include <math.h>
 #include <pthread.h>
@@ -347,6 +349,27 @@ static void
 finish_undeferred(mcp_call *call)
 {
 	mcp_result_textf(call, "finish %d", mcp_call_finish(call));
+}
+
+/*
+ * routed {region, opts?: {n?, flag?}}: arguments an intermediary may
+ * route on, each mirrored into a header (x-mcp-header: Mcp-Param-Region,
+ * Mcp-Param-N, Mcp-Param-Flag) by a 2026-07-28 client over HTTP.
+ */
+static const char routed_schema[] = "{\"type\":\"object\","
+    "\"properties\":{\"region\":{\"type\":\"string\","
+    "\"x-mcp-header\":\"Region\"},\"opts\":{\"type\":\"object\","
+    "\"properties\":{\"n\":{\"type\":\"integer\",\"x-mcp-header\":"
+    "\"N\"},\"flag\":{\"type\":\"boolean\",\"x-mcp-header\":"
+    "\"Flag\"}}}},\"required\":[\"region\"]}";
+
+static void
+routed(mcp_call *call)
+{
+	const char	*region = "";
+
+	(void)mcp_args_unpack(call, "{s:s}", "region", &region);
+	mcp_result_textf(call, "routed to %s", region);
 }
 
 static void
@@ -766,6 +789,9 @@ main(int argc, char *argv[])
 		rc = mcp_tool_register(srv, "finish_undeferred", "Finishes a "
 		    "call it did not defer", NULL, finish_undeferred, NULL,
 		    NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "routed", "Arguments mirrored "
+		    "into headers", routed_schema, routed, NULL, NULL);
 	if (rc == MCP_OK)
 		rc = mcp_server_main(srv, argc, argv);
 	else

@@ -705,6 +705,113 @@ t_annotations(void)
 	mcp_server_free(srv);
 }
 
+/* ---- x-mcp-header annotations (src/server/xheader.c) ----------------- */
+
+/* Registers a tool NAME with the JSON SCHEMA: its rc. */
+static int
+reg_schema(mcp_server *srv, const char *name, const char *schema)
+{
+	return mcp_tool_register(srv, name, "x", schema, fn, NULL, NULL);
+}
+
+static void
+t_xheader(void)
+{
+	static const struct {
+		const char	*schema;
+		const char	*why;
+	} bad[] = {
+		{ "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":"
+		    "\"string\",\"x-mcp-header\":\"\"}}}", "an empty name" },
+		{ "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":"
+		    "\"string\",\"x-mcp-header\":\"Re gion\"}}}",
+		    "a name with a space (not a token)" },
+		{ "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":"
+		    "\"string\",\"x-mcp-header\":\"R\\r\\nX: 1\"}}}",
+		    "a name with CR LF" },
+		{ "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":"
+		    "\"string\",\"x-mcp-header\":7}}}", "a name that is no "
+		    "string" },
+		{ "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":"
+		    "\"number\",\"x-mcp-header\":\"A\"}}}", "on a number" },
+		{ "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":"
+		    "\"object\",\"x-mcp-header\":\"A\"}}}", "on an object" },
+		{ "{\"type\":\"object\",\"properties\":{\"a\":{"
+		    "\"x-mcp-header\":\"A\"}}}", "on a property with no type" },
+		{ "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":"
+		    "\"string\",\"x-mcp-header\":\"Region\"},\"b\":{\"type\":"
+		    "\"string\",\"x-mcp-header\":\"REGION\"}}}",
+		    "two names equal but for case" },
+		{ "{\"type\":\"object\",\"properties\":{\"a\":{\"type\":"
+		    "\"array\",\"items\":{\"type\":\"string\",\"x-mcp-header\":"
+		    "\"A\"}}}}", "under items" },
+		{ "{\"type\":\"object\",\"oneOf\":[{\"properties\":{\"a\":{"
+		    "\"type\":\"string\",\"x-mcp-header\":\"A\"}}}]}",
+		    "under oneOf" },
+		{ "{\"type\":\"object\",\"x-mcp-header\":\"A\"}",
+		    "on the root" },
+		{ "{\"type\":\"object\",\"$defs\":{\"d\":{\"type\":\"string\","
+		    "\"x-mcp-header\":\"A\"}}}", "under $defs" },
+	};
+	mcp_server	*srv = mcp_server_new("t", "1");
+	struct tool	*t;
+	size_t		 i;
+	char		 name[16];
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(name, sizeof(name), "bad%zu", i);
+		is_int(reg_schema(srv, name, bad[i].schema), MCP_EINVAL,
+		    "x-mcp-header %s: MCP_EINVAL", bad[i].why);
+		ok(mcp__registry_get(&srv->reg, name) == NULL,
+		    "... and the tool is not registered");
+	}
+	is_int(reg_schema(srv, "good", "{\"type\":\"object\",\"properties\":"
+	    "{\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},"
+	    "\"opt\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":"
+	    "\"integer\",\"x-mcp-header\":\"N\"},\"b\":{\"type\":\"boolean\","
+	    "\"x-mcp-header\":\"Flag-1\"}}},\"q\":{\"type\":\"string\","
+	    "\"default\":{\"x-mcp-header\":\"data\"}}}}"), MCP_OK,
+	    "x-mcp-header on a string, a nested integer and boolean (and in "
+	    "a default, which is data): registered");
+	t = mcp__registry_get(&srv->reg, "good");
+	ok(t != NULL && t->nxh == 3, "... three annotations found");
+	if (t != NULL && t->nxh == 3) {
+		json_t		*args = json_pack("{s:s, s:{s:I, s:b}}",
+		    "region", "us-west1", "opt", "n", (json_int_t)-42, "b", 0);
+		const char	*v;
+		size_t		 n;
+		char		 buf[32];
+		int		 i2, seen = 0;
+
+		for (i2 = 0; i2 < 3; i2++) {
+			const char *hn = mcp__xheader_name(t->xh, i2);
+
+			if (mcp__xheader_value(t->xh, i2, args, buf,
+			    sizeof(buf), &v, &n) != 1)
+				continue;
+			if (strcmp(hn, "Region") == 0 &&
+			    strcmp(v, "us-west1") == 0)
+				seen |= 1;
+			if (strcmp(hn, "N") == 0 && strcmp(v, "-42") == 0)
+				seen |= 2;
+			if (strcmp(hn, "Flag-1") == 0 &&
+			    strcmp(v, "false") == 0)
+				seen |= 4;
+		}
+		is_int(seen, 7, "... the values: the string as it is, the "
+		    "integer in decimal, the boolean in lower case");
+		json_object_del(json_object_get(args, "opt"), "n");
+		for (i2 = 0; i2 < 3; i2++)
+			if (strcmp(mcp__xheader_name(t->xh, i2), "N") == 0)
+				is_int(mcp__xheader_value(t->xh, i2, args,
+				    buf, sizeof(buf), &v, &n), 0,
+				    "... none when the argument is absent");
+		json_decref(args);
+	}
+	mcp__tool_unref(t);
+	mcp_server_free(srv);
+}
+
 /* ---- the table itself (src/table.c) ---------------------------------- */
 
 static int	 dropped;
@@ -803,6 +910,7 @@ main(void)
 	t_schema_order();
 	t_icons();
 	t_annotations();
+	t_xheader();
 	t_table();
 	return tap_done();
 }

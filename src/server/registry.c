@@ -35,6 +35,7 @@ tool_free(struct tool *t)
 	json_decref(t->icons);
 	mcp__schema_free(t->in);
 	mcp__schema_free(t->out);
+	mcp__xheader_free(t->xh, t->nxh);
 	free(t->stats);
 	free(t);
 }
@@ -139,6 +140,7 @@ tool_add(mcp_server *srv, const char *name, const char *description,
     void (*udata_free)(void *))
 {
 	struct tool	*t;
+	char		 err[240];
 	int		 rc = MCP_ENOMEM;
 
 	if (srv == NULL)
@@ -164,6 +166,13 @@ tool_add(mcp_server *srv, const char *name, const char *description,
 	    &t->decl);
 	if (t->input_schema == NULL) {
 		rc = MCP_EINVAL;
+		goto fail_tool;
+	}
+	rc = mcp__xheader_scan(t->input_schema, &t->xh, &t->nxh, err,
+	    sizeof(err));
+	if (rc != MCP_OK) {
+		mcp_log(MCP_LOG_ERR, "tool %s: bad input schema: %s", name,
+		    err);
 		goto fail_tool;
 	}
 	t->e.key = t->name;

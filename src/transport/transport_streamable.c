@@ -1684,6 +1684,58 @@ era_header(struct MHD_Connection *conn, const char *name, int *twice)
 }
 
 /*
+ * The Mcp-Param-NAME headers of a tools/call of TOOL (ARGS, its
+ * arguments) against the x-mcp-header annotations of its inputSchema
+ * (xheader.c): each must say the value at its property, and come only
+ * when the arguments have one there. 0, or -32020 with WHY. A tool not
+ * registered, or a value of another type, is the protocol's to refuse.
+ */
+static int
+era_params(struct MHD_Connection *conn, struct mcp_server *srv,
+    const char *tool, const json_t *args, char *why, size_t whylen)
+{
+	struct tool	*t;
+	const char	*hv, *val = NULL;
+	char		 hname[16 + MCP_XHEADER_NAME_MAX], num[32];
+	size_t		 vlen = 0;
+	int		 i, has, twice = 0, code = 0;
+
+	if (tool == NULL || (t = mcp__registry_get(&srv->reg, tool)) == NULL)
+		return 0;
+	for (i = 0; i < t->nxh && code == 0; i++) {
+		snprintf(hname, sizeof(hname), "Mcp-Param-%s",
+		    mcp__xheader_name(t->xh, i));
+		hv = era_header(conn, hname, &twice);
+		has = mcp__xheader_value(t->xh, i, args, num, sizeof(num),
+		    &val, &vlen);
+		if (has < 0)
+			continue;
+		code = MCP_RPC_HEADER_MISMATCH;
+		if (twice)
+			snprintf(why, whylen, "Header mismatch: %s may come "
+			    "once", hname);
+		else if (has && hv == NULL)
+			snprintf(why, whylen, "Header mismatch: %s header is "
+			    "required (the tool's x-mcp-header)", hname);
+		else if (!has && hv != NULL)
+			snprintf(why, whylen, "Header mismatch: %s header "
+			    "given, but the arguments have no value there",
+			    hname);
+		else if (has && !header_ok(hv))
+			snprintf(why, whylen, "Header mismatch: %s header has "
+			    "characters a header may not carry", hname);
+		else if (has && !header_says(hv, val, vlen))
+			snprintf(why, whylen, "Header mismatch: %s header "
+			    "value does not match the body's arguments",
+			    hname);
+		else
+			code = 0;
+	}
+	mcp__tool_unref(t);
+	return code;
+}
+
+/*
  * The checks a 2026-07-28 POST passes before the protocol sees it, in
  * the spec's order of what can be said: its _meta (-32602), its
  * MCP-Protocol-Version against the _meta's (-32020), the version
@@ -1696,8 +1748,9 @@ era_header(struct MHD_Connection *conn, const char *name, int *twice)
  * goes on, and the protocol layer answers it as always.
  */
 static int
-era_refused(struct MHD_Connection *conn, struct req *rq, const char *body,
-    size_t len, enum MHD_Result *rc, int *listen)
+era_refused(struct MHD_Connection *conn, struct mcp_server *srv,
+    struct req *rq, const char *body, size_t len, enum MHD_Result *rc,
+    int *listen)
 {
 	struct era_req	 er;
 	struct rpc_fields f;
@@ -1768,6 +1821,9 @@ era_refused(struct MHD_Connection *conn, struct req *rq, const char *body,
 		    "Mcp-Name header is required" : "Mcp-Name header value "
 		    "does not match the body's params");
 	}
+	if (code == 0 && name != NULL && strcmp(f.mname, "tools/call") == 0)
+		code = era_params(conn, srv, f.tname, json_object_get(params,
+		    "arguments"), why, sizeof(why));
 	if (code != 0) {
 		if (mcp__rpc_error(&b, f.id, code, why, data) == MCP_OK)
 			*rc = mcp__http_reply(conn, 400, "application/json",
@@ -1861,7 +1917,7 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 	if (rq->sid[0] == '\0' && h->srv->relay == NULL &&
 	    era_post(rq->version, body, len)) {
 		/* 2026-07-28: no session, no event ids, nothing kept. */
-		if (era_refused(conn, rq, body, len, &rc, &listen))
+		if (era_refused(conn, h->srv, rq, body, len, &rc, &listen))
 			return rc;
 		ss = ssess_new(h, 1);
 		if (ss == NULL)
