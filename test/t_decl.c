@@ -215,6 +215,19 @@ main(void)
 	refuses("a string(1..5, 10..20)", "\"minLength\" given twice");
 	refuses("a [string](unique, unique)", "\"uniqueItems\" given twice");
 	refuses("a string(/x/, /y/)", "two patterns");
+	gives("region string(header Region, 1..20), n? int(header Row-N), "
+	    "f? bool(header X_1)",
+	    OBJ("\"region\":{\"type\":\"string\",\"x-mcp-header\":"
+	    "\"Region\",\"minLength\":1,\"maxLength\":20},\"n\":{\"type\":"
+	    "\"integer\",\"x-mcp-header\":\"Row-N\"},\"f\":{\"type\":"
+	    "\"boolean\",\"x-mcp-header\":\"X_1\"}",
+	    ",\"required\":[\"region\"]"));
+	refuses("a number(header A)", "\"header\" fits strings, integers "
+	    "and booleans only");
+	refuses("a [string](header A)", "\"header\" fits strings");
+	refuses("a string(header)", "\"header\" needs a name");
+	refuses("a string(header \"A\")", "\"header\" needs a name");
+	refuses("a string(header A, header B)", "two headers");
 	gives("n number(-1.5e2..2E+1), m? integer(-0..)",
 	    OBJ("\"n\":{\"type\":\"number\",\"minimum\":-150.0,"
 	    "\"maximum\":20.0},\"m\":{\"type\":\"integer\",\"minimum\":0}",

@@ -765,6 +765,15 @@ t_xheader(void)
 		ok(mcp__registry_get(&srv->reg, name) == NULL,
 		    "... and the tool is not registered");
 	}
+	is_int(reg_schema(srv, "decl_items", "a [string(header A)]"),
+	    MCP_EINVAL, "a declaration's header under an array's items: "
+	    "MCP_EINVAL");
+	is_int(reg_schema(srv, "decl_ok", "at { region string(header Region) "
+	    "}, n? int(header N)"), MCP_OK, "a declaration's headers, one in "
+	    "a nested object: registered");
+	t = mcp__registry_get(&srv->reg, "decl_ok");
+	ok(t != NULL && t->nxh == 2, "... two annotations found");
+	mcp__tool_unref(t);
 	is_int(reg_schema(srv, "good", "{\"type\":\"object\",\"properties\":"
 	    "{\"region\":{\"type\":\"string\",\"x-mcp-header\":\"Region\"},"
 	    "\"opt\":{\"type\":\"object\",\"properties\":{\"n\":{\"type\":"

@@ -14,7 +14,7 @@
  *	word	:= string integer number boolean object any
  *		 | date-time date time email uri uuid ipv4 ipv6 hostname
  *	mod	:= [num] ".." [num] | num | ('>' | ">=" | '<' | "<=") num
- *		 | '/' regex '/' | "unique"
+ *		 | '/' regex '/' | "unique" | "header" token
  *	desc	:= 'text' | "text" | '#' text to the end of the line
  *
  * A quote inside a quoted text is written twice, as in SQL. A field with
@@ -343,6 +343,34 @@ empty(const json_t *t, const char *lo, const char *xlo, const char *hi,
 	    (open && json_number_value(l) >= json_number_value(h));
 }
 
+/*
+ * "header NAME": T's argument is mirrored into the HTTP header
+ * Mcp-Param-NAME (x-mcp-header, protocol 2026-07-28). NAME is an HTTP
+ * token; where it may stand, and that it is unique, the registration
+ * checks (xheader.c).
+ */
+static int
+header(struct dp *d, json_t *t, enum kind k)
+{
+	static const char	 tchar[] = "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789!#$%&'*+-.^_`|~";
+	size_t			 n;
+
+	if (k != K_STRING && k != K_INTEGER && k != K_BOOLEAN)
+		return fail(d, "\"header\" fits strings, integers and "
+		    "booleans only");
+	blank(d, 0);
+	n = strspn(d->p, tchar);
+	if (n == 0)
+		return fail(d, "\"header\" needs a name (an HTTP token)");
+	if (json_object_get(t, "x-mcp-header") != NULL)
+		return fail(d, "two headers");
+	if (set(d, t, "x-mcp-header", json_stringn(d->p, n)) != 0)
+		return -1;
+	d->p += n;
+	return 0;
+}
+
 /* The modifiers of schema T of kind K, after its '('. */
 static int
 mods(struct dp *d, json_t *t, enum kind k)
@@ -376,9 +404,15 @@ mods(struct dp *d, json_t *t, enum kind k)
 		} else if (isalpha((unsigned char)*d->p)) {
 			q = d->p;
 			if (word(d, w, sizeof(w)) == 0 ||
-			    strcmp(w, "unique") != 0) {
+			    (strcmp(w, "unique") != 0 &&
+			    strcmp(w, "header") != 0)) {
 				d->p = q;
 				return fail(d, "unknown modifier");
+			}
+			if (w[0] == 'h') {
+				if (header(d, t, k) != 0)
+					return -1;
+				goto next;
 			}
 			if (k != K_ARRAY)
 				return fail(d, "\"unique\" fits arrays only");
@@ -421,6 +455,7 @@ mods(struct dp *d, json_t *t, enum kind k)
 			if (hi != NULL && bound(d, t, k, "<=", hi) != 0)
 				return -1;
 		}
+next:
 		blank(d, 1);
 		if (*d->p == ')')
 			break;
