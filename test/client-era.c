@@ -12,7 +12,9 @@
  * conformance (examples/conformance-server.c), sdk (the TypeScript
  * SDK's test/node/peer-server.mjs; sdk-stateless: its --stateless
  * mode, which sends no requests of its own), or fail: connecting must fail, with
- * TEXT in mcp_client_error. -m: the server answers sampling and
+ * TEXT in mcp_client_error; mrtr (the mrtr branch's test/mrtr-server.c:
+ * requests of several rounds, two in a round, roots, a prompt and a
+ * resource that ask). -m: the server answers sampling and
  * elicitation in 2026-07-28 with input_required (MRTR); the same
  * handlers answer them as answer the legacy era's requests.
  */
@@ -398,6 +400,54 @@ conformance(mcp_client *c, int mrtr)
 	json_decref(res);
 }
 
+/* The mrtr branch's test/mrtr-server: each round of a callback's
+ * requests comes back as input_required, answered here, round after
+ * round, by the same handlers; roots from mcp_client_set_roots_new. */
+static void
+mrtr_server(mcp_client *c)
+{
+	json_t		*res = NULL;
+	const char	*t;
+	int		 rc, e0, s0;
+
+	e0 = counter(&nelicited);
+	s0 = counter(&nsampled);
+	rc = mcp_client_call_tool_new(c, "ask_twice", json_pack("{s:s}",
+	    "greeting", "hello"), &res);
+	t = text_of(res);
+	ok(rc == MCP_OK && t != NULL && strstr(t, "name=era, model=sampled: "
+	    "hello era") != NULL, "ask_twice: an elicitation, then a "
+	    "sampling that uses its answer (%s)", t != NULL ? t : "none");
+	ok(counter(&nelicited) > e0 && counter(&nsampled) > s0,
+	    "ask_twice: both handlers ran");
+	era_shape(res, "ask_twice");
+	json_decref(res);
+	rc = mcp_client_call_tool_new(c, "both", json_object(), &res);
+	t = text_of(res);
+	is_str(rc == MCP_OK ? t : NULL, "elicit=accept roots=2",
+	    "both: an elicitation and the roots in one round");
+	json_decref(res);
+	rc = mcp_client_call_tool_new(c, "many", json_pack("{s:i}", "n", 16),
+	    &res);
+	t = text_of(res);
+	ok(rc == MCP_OK && t != NULL && strstr(t, "answered 16 of 16") !=
+	    NULL, "many: 16 rounds, the most the client takes (%s)",
+	    t != NULL ? t : "none");
+	json_decref(res);
+	rc = mcp_client_get_prompt_new(c, "ask_prompt", json_object(), &res);
+	ok(rc == MCP_OK && json_array_size(json_object_get(res,
+	    "messages")) > 0, "ask_prompt: prompts/get by rounds");
+	era_shape(res, "ask_prompt");
+	json_decref(res);
+	rc = mcp_client_read_resource(c, "mrtr://roots", &res);
+	t = json_string_value(json_object_get(json_array_get(
+	    json_object_get(res, "contents"), 0), "text"));
+	ok(rc == MCP_OK && t != NULL && strstr(t, "file:///era/two") != NULL,
+	    "mrtr://roots: resources/read by rounds, the roots set (%s)",
+	    t != NULL ? t : "none");
+	json_decref(res);
+}
+
 /* STATELESS: the server cannot send requests of its own (no session). */
 static void
 sdk(mcp_client *c, int stateless)
@@ -475,6 +525,9 @@ main(int argc, char *argv[])
 	(void)mcp_client_on_request(c, "sampling/createMessage", on_sampling,
 	    NULL);
 	(void)mcp_client_on_request(c, "elicitation/create", on_elicit, NULL);
+	(void)mcp_client_set_roots_new(c, json_pack("[{s:s, s:s}, {s:s, s:s}]",
+	    "uri", "file:///era/one", "name", "one", "uri", "file:///era/two",
+	    "name", "two"));
 	rc = url != NULL ? mcp_client_connect_url(c, url) :
 	    mcp_client_connect_stdio(c, cmd, NULL, NULL);
 	if (strcmp(kind, "fail") == 0) {
@@ -500,6 +553,8 @@ main(int argc, char *argv[])
 		demo(c);
 	else if (strcmp(kind, "conformance") == 0)
 		conformance(c, mrtr);
+	else if (strcmp(kind, "mrtr") == 0)
+		mrtr_server(c);
 	else if (strncmp(kind, "sdk", 3) == 0)
 		sdk(c, strcmp(kind, "sdk-stateless") == 0);
 	mcp_client_free(c);

@@ -11,8 +11,11 @@
 # a forced 2026-07-28 fails saying why. mcp-call's --protocol both ways.
 # The multi round-trip requests (sampling and elicitation answered by the
 # same handlers in 2026-07-28) need a server that sends input_required:
-# MRTR_CONFORMANCE=path/to/conformance-server runs them against it, else
-# they are skipped. Prints TAP only; servers are stopped by PID.
+# MRTR_CONFORMANCE=path/to/conformance-server runs them against it, and
+# MRTR_SERVER=path/to/mrtr-server (the mrtr branch's test/mrtr-server.c)
+# the requests of several rounds, two requests in a round, the roots, a
+# prompt and a resource; else they are skipped. Prints TAP only; servers
+# are stopped by PID.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
@@ -213,6 +216,18 @@ if [ -n "${MRTR_CONFORMANCE-}" ] && [ -x "$MRTR_CONFORMANCE" ]; then
 else
 	n=$((n + 1))
 	echo "ok $n - mrtr: sampling and elicitation by input_required # SKIP set MRTR_CONFORMANCE to a conformance-server that sends input_required"
+fi
+if [ -n "${MRTR_SERVER-}" ] && [ -x "$MRTR_SERVER" ]; then
+	serve rport "$tmp/mrtrs.log" "$MRTR_SERVER" --http 127.0.0.1:0 ||
+	    bail "$MRTR_SERVER --http started"
+	era "mrtr-server stdio auto" -k mrtr -n mrtr-server -e $M -- "$MRTR_SERVER"
+	era "mrtr-server http auto" -k mrtr -n mrtr-server -e $M \
+	    -u "http://127.0.0.1:$rport/mcp"
+	era "mrtr-server http $L" -k mrtr -n mrtr-server -p $L -e $L \
+	    -u "http://127.0.0.1:$rport/mcp"
+else
+	n=$((n + 1))
+	echo "ok $n - mrtr-server: rounds, roots, a prompt and a resource by input_required # SKIP set MRTR_SERVER to the mrtr branch's mrtr-server"
 fi
 
 tap_end

@@ -439,6 +439,25 @@ start_request(struct mcp_client *c, struct creq *r)
 		c->held = r;
 		return;
 	}
+	if (c->modern && strcmp(r->method, "logging/setLevel") == 0) {
+		/* 2026-07-28 has none: the level goes into each request's
+		 * _meta from now on (asked for before the era was known). */
+		const char *lvl = json_string_value(json_object_get(r->params,
+		    "level"));
+		json_t *empty = json_object();
+
+		if (lvl == NULL || mcp__level_parse(lvl) < 0) {
+			finish_err(c, r, MCP_EINVAL, "logging/setLevel: not a "
+			    "log level");
+		} else {
+			pthread_mutex_lock(&c->lock);
+			snprintf(c->log_level, sizeof(c->log_level), "%s", lvl);
+			pthread_mutex_unlock(&c->lock);
+			finish(c, r, MCP_OK, empty);
+		}
+		json_decref(empty);
+		return;
+	}
 	if (build(c, r) != MCP_OK) {
 		finish_err(c, r, MCP_ENOMEM, NULL);
 		return;
@@ -759,7 +778,8 @@ modern_ready(struct mcp_client *c, json_t *result)
  * The answer to server/discover, as basic/versioning has a dual-era
  * client read it: a DiscoverResult, modern; a modern error, modern (and
  * the connection fails: there is no version to retry with); any other
- * error, a timeout, or (HTTP) a 4xx without a modern error, legacy.
+ * error, a timeout, an answer that is no JSON-RPC response to it, or
+ * (HTTP) a 4xx without a modern error, legacy.
  * Forced to 2026-07-28, a legacy server is an error.
  */
 static void
@@ -786,7 +806,8 @@ discover_done(struct mcp_client *c, int rc, json_t *result, void *udata)
 	else
 		snprintf(what, sizeof(what), "%.150s", m);
 	legacy = (rc == MCP_ESERVER && !modern_error(result)) ||
-	    rc == MCP_ETIMEDOUT || (rc == MCP_EIO && c->probe_legacy);
+	    rc == MCP_ETIMEDOUT || rc == MCP_EPROTO ||
+	    (rc == MCP_EIO && c->probe_legacy);
 	if (legacy && c->want == WANT_AUTO) {
 		fall_back(c, what);
 		return;
