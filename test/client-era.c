@@ -217,6 +217,13 @@ common(mcp_client *c)
 	    "mcp_client_list_tools");
 	json_decref(tools);
 	is_int(mcp_client_ping(c), MCP_OK, "ping (2026-07-28: server/discover)");
+	/* An unknown method: -32601 (over HTTP in 2026-07-28, with 404). */
+	rc = mcp_client_request_new(c, "nonesuch/method", json_object(),
+	    &res);
+	ok(rc == MCP_ESERVER && json_integer_value(json_object_get(res,
+	    "code")) == -32601, "an unknown method: -32601 (%lld)",
+	    (long long)json_integer_value(json_object_get(res, "code")));
+	json_decref(res);
 }
 
 static void
