@@ -4,7 +4,7 @@
  * server, transport and era and renumbers its TAP:
  *
  *   client-era [-p PROTOCOL] [-e ERA] [-n NAME] [-k KIND] [-m] [-s TEXT]
- *              (-u URL | -- COMMAND [ARGS...])
+ *              [-t PROBE-TIMEOUT] (-u URL | -- COMMAND [ARGS...])
  *
  * PROTOCOL is the client's option "protocol" (unset: its auto); ERA
  * the version mcp_client_protocol must say after connecting; NAME the
@@ -16,7 +16,9 @@
  * requests of several rounds, two in a round, roots, a prompt and a
  * resource that ask). -m: the server answers sampling and
  * elicitation in 2026-07-28 with input_required (MRTR); the same
- * handlers answer them as answer the legacy era's requests.
+ * handlers answer them as answer the legacy era's requests. -t: the
+ * option probe-timeout, and connecting must take that long (a server
+ * that does not answer the probe).
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -484,9 +486,10 @@ int
 main(int argc, char *argv[])
 {
 	const char	*protocol = NULL, *url = NULL, *kind = "demo";
-	const char	*want_err = NULL;
+	const char	*want_err = NULL, *probe = NULL;
 	char		**cmd = NULL;
 	mcp_client	*c;
+	double		 t0;
 	int		 i, rc, mrtr = 0;
 
 	era = "2026-07-28";
@@ -514,6 +517,8 @@ main(int argc, char *argv[])
 			url = argv[++i];
 		else if (strcmp(argv[i], "-s") == 0)
 			want_err = argv[++i];
+		else if (strcmp(argv[i], "-t") == 0)
+			probe = argv[++i];
 	}
 	if (url == NULL && (cmd == NULL || cmd[0] == NULL)) {
 		fprintf(stderr, "usage: client-era [-p P] [-e ERA] [-n NAME] "
@@ -527,6 +532,9 @@ main(int argc, char *argv[])
 		is_int(mcp_client_set_option(c, "protocol", protocol), MCP_OK,
 		    "option protocol %s", protocol);
 	(void)mcp_client_set_option(c, "timeout", "10");
+	if (probe != NULL)
+		is_int(mcp_client_set_option(c, "probe-timeout", probe), MCP_OK,
+		    "option probe-timeout %s", probe);
 	(void)mcp_client_on_progress(c, on_progress, NULL);
 	(void)mcp_client_on_notification(c, on_notify, NULL);
 	(void)mcp_client_on_request(c, "sampling/createMessage", on_sampling,
@@ -535,8 +543,15 @@ main(int argc, char *argv[])
 	(void)mcp_client_set_roots_new(c, json_pack("[{s:s, s:s}, {s:s, s:s}]",
 	    "uri", "file:///era/one", "name", "one", "uri", "file:///era/two",
 	    "name", "two"));
+	t0 = now();
 	rc = url != NULL ? mcp_client_connect_url(c, url) :
 	    mcp_client_connect_stdio(c, cmd, NULL, NULL);
+	if (probe != NULL) {
+		/* The probe waited its time, not the request timeout. */
+		ok(now() - t0 >= strtod(probe, NULL) - 0.05 && now() - t0 <
+		    strtod(probe, NULL) + 3, "connecting took the probe-timeout "
+		    "(%.2f s)", now() - t0);
+	}
 	if (strcmp(kind, "fail") == 0) {
 		ok(rc != MCP_OK, "connecting fails (rc %d)", rc);
 		ok(mcp_client_error(c) != NULL && want_err != NULL &&
@@ -560,6 +575,8 @@ main(int argc, char *argv[])
 		demo(c);
 	else if (strcmp(kind, "conformance") == 0)
 		conformance(c, mrtr);
+	else if (strcmp(kind, "quirk") == 0)
+		;	/* common() is all it offers */
 	else if (strcmp(kind, "mrtr") == 0)
 		mrtr_server(c);
 	else if (strncmp(kind, "sdk", 3) == 0)

@@ -156,6 +156,14 @@ era "sdk stateless http auto: falls back (-32601 in a 200)" -k sdk-stateless -n 
 era "sdk stdio $M" -k fail -p $M -s "does not speak $M" -- $SDK_STDIO
 era "sdk http $M" -k fail -p $M -s "does not speak $M" -u "$SURL"
 
+# A legacy server that ignores whatever comes before initialize: the
+# probe times out (probe-timeout), and auto falls back.
+QUIRK="node test/node/quirk-server.mjs stdio preinit"
+# shellcheck disable=SC2086
+era "quirk preinit stdio auto: the probe times out, falls back" -k quirk -n quirk -e $L -t 1 -- $QUIRK
+# shellcheck disable=SC2086
+era "quirk preinit stdio $M" -k fail -p $M -t 1 -s "does not speak $M" -- $QUIRK
+
 # ---- mcp-call ------------------------------------------------------------
 # run NAME STATUS PATTERN CMD...: CMD exits STATUS with PATTERN (a fixed
 # string) in its stdout, or its stderr when PATTERN starts with "2:".

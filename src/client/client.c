@@ -799,6 +799,8 @@ discover_done(struct mcp_client *c, int rc, json_t *result, void *udata)
 	m = json_string_value(json_object_get(result, "message"));
 	if (m == NULL)
 		m = mcp_strerror(rc);
+	if (rc != MCP_ESERVER && strncmp(m, "server/discover: ", 17) == 0)
+		m += 17;	/* a timeout says which request */
 	if (rc == MCP_ESERVER)
 		snprintf(what, sizeof(what), "error %lld: %.120s",
 		    (long long)json_integer_value(json_object_get(result,
