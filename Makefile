@@ -119,8 +119,8 @@ configure: configure.ac include/mcp.h
 WHO_SERVER = $(if $(CRYPTO_LIBS),$(B)/who-server)
 
 build: $(B)/libmcp.a $(B)/libmcp.so $(TOOLS) $(UNIT_TESTS) $(B)/feat-server $(B)/sdrun \
-	$(B)/client-api $(B)/flags-server $(B)/decl-server $(B)/loop-server \
-	$(B)/task-server $(B)/mrtr-server $(WHO_SERVER)
+	$(B)/client-api $(B)/client-era $(B)/flags-server $(B)/decl-server \
+	$(B)/loop-server $(B)/task-server $(B)/mrtr-server $(WHO_SERVER)
 
 $(B)/obj/%.o: src/%.c $(HDRS)
 	@mkdir -p $(@D)
@@ -244,6 +244,11 @@ $(B)/who-server: test/who-server.c $(B)/libmcp.a
 # The client API's test against real servers (test/client-api.sh runs it
 # once the Node peers are installed): the public header only.
 $(B)/client-api: test/client-api.c test/tap.h $(B)/libmcp.a
+	$(say) LD $@
+	$(Q)$(CC) $(APP_CFLAGS) -Itest -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
+
+# The client in each protocol era against one server (test/client-era.sh).
+$(B)/client-era: test/client-era.c test/tap.h $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(APP_CFLAGS) -Itest -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 

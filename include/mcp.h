@@ -825,8 +825,11 @@ MCP_EXTERN mcp_client	*mcp_client_new(const char *name, const char *version);
 MCP_EXTERN void		 mcp_client_free(mcp_client *c);
 /* Options by name, before connecting: "timeout" (seconds, default 30),
  * "max-timeout" (seconds a request may last, progress or not; 0 none),
- * "progress-resets-timeout" (default 1), "protocol" (the version asked
- * for), "transport" (auto, http, sse), "header" ("Name: value",
+ * "progress-resets-timeout" (default 1), "protocol" (auto, the
+ * default: 2026-07-28 when the server speaks it, else initialize;
+ * "2026-07-28" only; "legacy" or a version for initialize),
+ * "probe-timeout" (seconds auto waits for server/discover, default 10),
+ * "transport" (auto, http, sse), "header" ("Name: value",
  * repeatable), "listen" (the GET stream for server messages, default 1),
  * "max-message" (bytes, default 4 MiB), "progress" (0: never ask for
  * progress, default 1), "cacert" (a CA file for https),
@@ -899,7 +902,8 @@ MCP_EXTERN int		 mcp_client_connect_url(mcp_client *c,
 			    const char *url) MCP_WUR;
 /* After connecting: why it failed (a static or client-owned string). */
 MCP_EXTERN const char	*mcp_client_error(mcp_client *c);
-/* What initialize gave: borrowed, valid until mcp_client_free. */
+/* What initialize (2026-07-28: server/discover) gave: borrowed, valid
+ * until mcp_client_free. */
 MCP_EXTERN const char	*mcp_client_protocol(mcp_client *c);
 MCP_EXTERN json_t	*mcp_client_server_info(mcp_client *c);
 MCP_EXTERN json_t	*mcp_client_server_capabilities(mcp_client *c);

@@ -178,16 +178,25 @@ stdio_client(char *const argv[], const char *timeout, int *rc)
 }
 
 static mcp_client *
-url_client(int port, const char *path, const char *transport, int *rc)
+url_client_v(int port, const char *path, const char *transport,
+    const char *protocol, int *rc)
 {
 	mcp_client	*c = mcp_client_new("client-api", "1");
 	char		 url[128];
 
 	snprintf(url, sizeof(url), "http://127.0.0.1:%d%s", port, path);
+	if (protocol != NULL)
+		(void)mcp_client_set_option(c, "protocol", protocol);
 	if (transport != NULL)
 		(void)mcp_client_set_option(c, "transport", transport);
 	*rc = mcp_client_connect_url(c, url);
 	return c;
+}
+
+static mcp_client *
+url_client(int port, const char *path, const char *transport, int *rc)
+{
+	return url_client_v(port, path, transport, NULL, rc);
 }
 
 /* ---- Many threads through one blocking client ------------------------ */
@@ -592,8 +601,8 @@ main(void)
 	/* stdio, mcp-demo */
 	c = stdio_client(argv_demo, NULL, &rc);
 	is_int(rc, MCP_OK, "stdio: connect to mcp-demo");
-	is_str(mcp_client_protocol(c), "2025-11-25", "stdio: the latest "
-	    "version is negotiated");
+	is_str(mcp_client_protocol(c), "2026-07-28", "stdio: auto speaks "
+	    "2026-07-28 to a server of both eras");
 	is_str(json_string_value(json_object_get(mcp_client_server_info(c),
 	    "name")), "mcp-demo", "stdio: serverInfo");
 	ok(mcp_client_instructions(c) != NULL, "stdio: instructions");
@@ -783,7 +792,10 @@ main(void)
 		if (start_http(&p, argv_h, 1) != 0) {
 			ok(0, "mcp-demo --http started");
 		} else {
-			c = url_client(p.port, "/mcp", NULL, &rc);
+			/* The legacy session's ways: DELETE, the
+			 * notifications/cancelled of a POST. */
+			c = url_client_v(p.port, "/mcp", NULL, "2025-11-25",
+			    &rc);
 			is_int(rc, MCP_OK, "http: connect");
 			is_str(mcp_client_transport(c), "http", "http: "
 			    "Streamable HTTP");
@@ -804,6 +816,8 @@ main(void)
 			mcp_client_free(c);
 
 			c = mcp_client_new("client-api", "1");
+			(void)mcp_client_set_option(c, "protocol",
+			    "2025-11-25");
 			(void)mcp_client_set_option(c, "timeout", "0.3");
 			(void)mcp_client_set_option(c,
 			    "progress-resets-timeout", "0");

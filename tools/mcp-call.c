@@ -43,7 +43,9 @@ static const char usage_text[] =
 "  prompt NAME [KEY=VALUE...] get a prompt\n"
 "  complete REF ARG=VALUE  completion: REF is prompt:NAME or resource:URI\n"
 "  ping                    ping the server\n"
-"  info                    what initialize gave (serverInfo, capabilities)\n"
+"  info                    what initialize (or, in 2026-07-28,\n"
+"                          server/discover) gave: the protocol,\n"
+"                          serverInfo, capabilities\n"
 "\n"
 "Options:\n"
 "  --url URL               an HTTP server (Streamable HTTP, falling back\n"
@@ -57,8 +59,12 @@ static const char usage_text[] =
 "  --max-time S            seconds a request may last, progress or not\n"
 "  --args JSON             the arguments of call or prompt, as an object\n"
 "  --json                  the raw result on stdout\n"
-"  --protocol VERSION      the protocol version to ask for\n"
-"  --log-level LEVEL       logging/setLevel before the command\n"
+"  --protocol VERSION      auto (the default: server/discover, falling\n"
+"                          back to initialize for a legacy server),\n"
+"                          2026-07-28 only, or the version to ask for\n"
+"                          in initialize (2025-11-25 ... 2024-11-05)\n"
+"  --log-level LEVEL       the server's log messages from LEVEL up\n"
+"                          (logging/setLevel; in 2026-07-28, in _meta)\n"
 "  --cacert FILE           CA certificates for https\n"
 "  --insecure              do not verify the server's certificate\n"
 "  --max-message BYTES     the largest message taken (default 4M)\n"
@@ -570,14 +576,21 @@ main(int argc, char **argv)
 		ex = EX_FAIL;
 		goto out;
 	}
+	if (verbose)
+		fprintf(stderr, "mcp-call: protocol %s (%s)\n",
+		    mcp_client_protocol(c), mcp_client_transport(c));
 	if (level != NULL) {
-		rc = mcp_client_request_new(c, "logging/setLevel",
+		/* 2026-07-28 has no logging/setLevel: each request asks. */
+		rc = strcmp(mcp_client_protocol(c), "2026-07-28") == 0 ?
+		    mcp_client_set_log_level(c, level) :
+		    mcp_client_request_new(c, "logging/setLevel",
 		    json_pack("{s:s}", "level", level), &res);
 		if (rc != MCP_OK) {
 			ex = fail(c, rc, res);
 			goto out;
 		}
 		json_decref(res);
+		res = NULL;
 	}
 
 	if (strcmp(cmd, "list") == 0 || strcmp(cmd, "tools") == 0) {
@@ -691,7 +704,11 @@ main(int argc, char **argv)
 		struct timespec t0, t1;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		rc = mcp_client_request_new(c, "ping", json_object(), &res);
+		/* 2026-07-28 has no ping: server/discover then. */
+		rc = strcmp(mcp_client_protocol(c), "2026-07-28") == 0 ?
+		    mcp_client_request_new(c, "server/discover", json_object(),
+		    &res) : mcp_client_request_new(c, "ping", json_object(),
+		    &res);
 		if (rc != MCP_OK) {
 			ex = fail(c, rc, res);
 			goto out;
@@ -701,7 +718,7 @@ main(int argc, char **argv)
 		printf("pong in %.2f ms\n", (t1.tv_sec - t0.tv_sec) * 1e3 +
 		    (t1.tv_nsec - t0.tv_nsec) / 1e6);
 	} else if (strcmp(cmd, "info") == 0) {
-		json_t *o = json_pack("{s:s, s:s, s:O, s:O}", "transport",
+		json_t *o = json_pack("{s:s, s:s, s:O*, s:O*}", "transport",
 		    mcp_client_transport(c), "protocolVersion",
 		    mcp_client_protocol(c), "serverInfo",
 		    mcp_client_server_info(c), "capabilities",

@@ -46,6 +46,21 @@ struct creq {
 	void			*tstate;	/* the transport's (a POST) */
 	char			*reason;	/* OP_CANCEL */
 	long long		 cancel_id;
+	/* 2026-07-28: the name Mcp-Name carries (tools/call, prompts/get,
+	 * resources/read), and the multi round-trip state (MRTR): the id
+	 * the caller knows, the rounds so far, the answers to the server's
+	 * inputRequests still awaited and those in. */
+	char			*hname;
+	long long		 first_id;
+	int			 rounds;
+	int			 nwait;
+	json_t			*inputs;
+	json_t			*state;		/* requestState, or NULL */
+	struct creq		*mnext;		/* c->mrtr */
+	int			 in_mrtr;
+	/* OP_INPUT: an answer to one of the server's inputRequests. */
+	char			*key;
+	json_t			*value;		/* NULL: the handler refused */
 };
 
 enum {
@@ -53,12 +68,13 @@ enum {
 	OP_NOTIFY,	/* body ready: a notification or a reply */
 	OP_CANCEL,
 	OP_CONNECT,
-	OP_CLOSE
+	OP_CLOSE,
+	OP_INPUT
 };
 
 enum cstate {
 	CS_NEW,
-	CS_INIT,	/* initialize sent */
+	CS_INIT,	/* initialize (or the server/discover probe) sent */
 	CS_READY,
 	CS_LOST,	/* the transport ended */
 	CS_CLOSED
@@ -99,7 +115,24 @@ struct mcp_client_reply {
 	struct mcp_client	*c;
 	json_t			*id;
 	int			 done;
+	/* 2026-07-28: an answer to the inputRequests entry KEY of the
+	 * request the caller knows as FIRST_ID, in round ROUND; the answer
+	 * goes into the request's retry, not on the wire. */
+	char			*key;
+	long long		 first_id;
+	int			 round;
 };
+
+/* The era a client speaks (option "protocol"). */
+enum cwant {
+	WANT_AUTO,	/* server/discover first, initialize when legacy */
+	WANT_MODERN,	/* 2026-07-28 only */
+	WANT_LEGACY	/* initialize only */
+};
+
+#define MCP_CLIENT_MODERN	"2026-07-28"
+#define MCP_CLIENT_PROBE_S	10.0	/* s, at most, for the probe (auto) */
+#define MCP_CLIENT_MRTR_ROUNDS	16	/* input_required answers in a row */
 
 struct mcp_client {
 	struct ev_loop		*loop;
@@ -117,6 +150,9 @@ struct mcp_client {
 	struct pending		 pend;		/* id -> struct creq */
 	struct creq		*held;		/* waiting for the init */
 	struct creq		*init;		/* the initialize in flight */
+	struct creq		*probe;		/* the server/discover probe */
+	struct creq		*mrtr;		/* requests past their first
+						   input_required answer */
 	int			 reinits;	/* sessions reopened in a row */
 
 	/* Options. */
@@ -125,7 +161,14 @@ struct mcp_client {
 	double			 timeout;
 	double			 max_timeout;
 	int			 progress_resets;
-	char			*protocol;	/* asked for */
+	char			*protocol;	/* asked for in initialize */
+	enum cwant		 want;
+	int			 modern;	/* 2026-07-28: probing or chosen */
+	int			 probe_legacy;	/* the transport saw a legacy
+						   server's answer to the probe */
+	double			 probe_timeout;
+	json_t			*caps_now;	/* sent in each modern _meta */
+	char			 log_level[16];	/* modern: in _meta; c->lock */
 	int			 force;		/* 0 Streamable HTTP with the
 						   fallback, 2 legacy SSE */
 	char			**headers;	/* "Name: value" */
@@ -157,10 +200,11 @@ struct mcp_client {
 
 	/* What initialize gave. */
 	char			 negotiated[16];
+	json_t			*supported;	/* discover's supportedVersions */
 	json_t			*server_info;
 	json_t			*server_caps;
 	char			*instructions;
-	char			 err[256];	/* why connecting failed */
+	char			 err[512];	/* why connecting failed */
 	int			 connect_rc;
 	struct waiter		*connect_wait;	/* a blocking connect's */
 	struct creq		*close_op;	/* OP_CLOSE, made at connect */

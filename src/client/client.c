@@ -26,6 +26,9 @@ static void	 send_body(struct mcp_client *, const char *, size_t);
 static void	 ready_signal(struct mcp_client *, int, json_t *);
 static void	 start_request(struct mcp_client *, struct creq *);
 static void	 send_initialize(struct mcp_client *);
+static void	 send_discover(struct mcp_client *);
+static int	 mrtr_answer(struct mcp_client *, struct creq *, json_t *);
+static void	 mrtr_input(struct mcp_client *, struct creq *);
 
 /* ---- Small things ---------------------------------------------------- */
 
@@ -59,7 +62,49 @@ creq_free(struct creq *r)
 	json_decref(r->params);
 	free(r->body);
 	free(r->reason);
+	free(r->hname);
+	json_decref(r->inputs);
+	json_decref(r->state);
+	free(r->key);
+	json_decref(r->value);
 	free(r);
+}
+
+/* Is the client on Streamable HTTP in 2026-07-28, where a request's
+ * stream is its own and closing it is the cancellation? */
+static int
+modern_http(struct mcp_client *c)
+{
+	return c->modern && c->ops == &mcp__client_http_ops;
+}
+
+/* R leaves the list of requests in a multi round-trip. */
+static void
+mrtr_unlink(struct mcp_client *c, struct creq *r)
+{
+	struct creq	**pp;
+
+	if (!r->in_mrtr)
+		return;
+	for (pp = &c->mrtr; *pp != NULL; pp = &(*pp)->mnext)
+		if (*pp == r) {
+			*pp = r->mnext;
+			break;
+		}
+	r->in_mrtr = 0;
+	r->mnext = NULL;
+}
+
+/* The request in a multi round-trip that its caller knows as ID. */
+static struct creq *
+mrtr_find(struct mcp_client *c, long long id)
+{
+	struct creq	*r;
+
+	for (r = c->mrtr; r != NULL; r = r->mnext)
+		if (r->first_id == id)
+			return r;
+	return NULL;
 }
 
 void
@@ -86,6 +131,9 @@ finish(struct mcp_client *c, struct creq *r, int rc, json_t *result)
 		c->ops->forget(c, r, rc == MCP_OK || rc == MCP_ESERVER);
 	if (r == c->init)
 		c->init = NULL;
+	if (r == c->probe)
+		c->probe = NULL;
+	mrtr_unlink(c, r);
 	if (r->cb != NULL)
 		r->cb(c, rc, result, r->udata);
 	creq_free(r);
@@ -108,8 +156,8 @@ send_cancelled(struct mcp_client *c, long long id, const char *reason)
 	json_t		*params;
 	struct buf	 b = { 0 };
 
-	if (c->state != CS_READY)
-		return;
+	if (c->state != CS_READY || modern_http(c))
+		return;		/* on HTTP in 2026-07-28: the stream closed */
 	params = json_pack("{s:I, s:s}", "requestId", (json_int_t)id,
 	    "reason", reason != NULL ? reason : "cancelled");
 	if (params != NULL && mcp__rpc_notification(&b,
@@ -143,6 +191,9 @@ fail_all(struct mcp_client *c, int rc, const char *why)
 		r->sent = 0;		/* already out of the table */
 		finish_err(c, r, rc, why);
 	}
+	/* Those waiting for the client's own answers to inputRequests. */
+	while ((r = c->mrtr) != NULL)
+		finish_err(c, r, rc, why);
 }
 
 void
@@ -221,6 +272,8 @@ arm(struct mcp_client *c, struct creq *r)
 {
 	double	 t = c->timeout;
 
+	if (r == c->probe && c->probe_timeout < t)
+		t = c->probe_timeout;
 	if (c->max_timeout > 0) {
 		double left = r->started + c->max_timeout - ev_now(c->loop);
 
@@ -240,16 +293,82 @@ static int
 wants_progress(struct mcp_client *c, const char *method)
 {
 	if (!c->progress || strcmp(method, "initialize") == 0 ||
-	    strcmp(method, "ping") == 0)
+	    strcmp(method, "ping") == 0 ||
+	    strcmp(method, "server/discover") == 0)
 		return 0;
 	return c->on_progress != NULL || strcmp(method, "tools/call") == 0;
+}
+
+#define K_VERSION	"io.modelcontextprotocol/protocolVersion"
+#define K_CAPS		"io.modelcontextprotocol/clientCapabilities"
+#define K_INFO		"io.modelcontextprotocol/clientInfo"
+#define K_LEVEL		"io.modelcontextprotocol/logLevel"
+#define K_SERVER	"io.modelcontextprotocol/serverInfo"
+
+/* The member of params that Mcp-Name mirrors, or NULL: also the methods
+ * a server may answer with input_required. */
+static const char *
+name_member(const char *method)
+{
+	if (strcmp(method, "tools/call") == 0 ||
+	    strcmp(method, "prompts/get") == 0)
+		return "name";
+	if (strcmp(method, "resources/read") == 0)
+		return "uri";
+	return NULL;
+}
+
+/*
+ * 2026-07-28: what every request carries in params._meta (the version,
+ * the client's capabilities and identity, the log level asked for), and
+ * the name its Mcp-Name header mirrors. A _meta that is not an object
+ * is left for the server to refuse.
+ */
+static int
+modern_meta(struct mcp_client *c, struct creq *r)
+{
+	json_t		*meta;
+	const char	*member;
+
+	if (r->params == NULL && (r->params = json_object()) == NULL)
+		return MCP_ENOMEM;
+	meta = json_object_get(r->params, "_meta");
+	if (meta == NULL) {
+		meta = json_object();
+		if (json_object_set_new(r->params, "_meta", meta) != 0)
+			return MCP_ENOMEM;
+	}
+	if (json_is_object(meta) &&
+	    (json_object_set_new(meta, K_VERSION,
+	    json_string(MCP_CLIENT_MODERN)) != 0 ||
+	    json_object_set_new(meta, K_CAPS, c->caps_now != NULL ?
+	    json_deep_copy(c->caps_now) : json_object()) != 0 ||
+	    json_object_set_new(meta, K_INFO, json_pack("{s:s, s:s}", "name",
+	    c->name, "version", c->version)) != 0))
+		return MCP_ENOMEM;
+	if (json_is_object(meta)) {
+		pthread_mutex_lock(&c->lock);
+		if (c->log_level[0] != '\0')
+			json_object_set_new(meta, K_LEVEL,
+			    json_string(c->log_level));
+		pthread_mutex_unlock(&c->lock);
+	}
+	member = name_member(r->method);
+	free(r->hname);
+	r->hname = NULL;
+	if (member != NULL && json_is_string(json_object_get(r->params,
+	    member)) && (r->hname = strdup(json_string_value(
+	    json_object_get(r->params, member)))) == NULL)
+		return MCP_ENOMEM;
+	return MCP_OK;
 }
 
 /*
  * Serialises R into r->body with the library's own serialiser (the hot
  * path: jansson's json_dumps costs several times more), and the
  * progress token (= the id) in params._meta when wanted and not set.
- * The params are let go of then: the body is what a resend needs.
+ * The params are let go of then: the body is what a resend needs; in
+ * 2026-07-28 they stay, for the retry of a multi round-trip.
  */
 static int
 build(struct mcp_client *c, struct creq *r)
@@ -258,6 +377,8 @@ build(struct mcp_client *c, struct creq *r)
 	json_t		*meta = NULL;
 	int		 want = wants_progress(c, r->method);
 
+	if (c->modern && modern_meta(c, r) != MCP_OK)
+		return MCP_ENOMEM;
 	if (r->params != NULL)
 		meta = json_object_get(r->params, "_meta");
 	/* The token is always the id: progress is matched by it, and a
@@ -277,8 +398,10 @@ build(struct mcp_client *c, struct creq *r)
 	}
 	free(r->body);
 	r->body = mcp__buf_steal(&b, &r->len);
-	json_decref(r->params);
-	r->params = NULL;
+	if (!c->modern) {
+		json_decref(r->params);
+		r->params = NULL;
+	}
 	return r->body != NULL ? MCP_OK : MCP_ENOMEM;
 }
 
@@ -292,7 +415,7 @@ transmit(struct mcp_client *c, struct creq *r)
 			return;
 		}
 		r->sent = 1;
-		if (r->resent == 0)
+		if (r->resent == 0 && r->rounds == 0)
 			r->started = ev_now(c->loop);
 		arm(c, r);
 	}
@@ -309,14 +432,34 @@ start_request(struct mcp_client *c, struct creq *r)
 		    c->err : "not connected");
 		return;
 	}
-	if (build(c, r) != MCP_OK) {
-		finish_err(c, r, MCP_ENOMEM, NULL);
-		return;
-	}
 	if (c->state != CS_READY && !r->internal) {
-		/* Before the initialization: sent once it is done. */
+		/* Before the initialization: built and sent once it is
+		 * done, in the era it chose. */
 		r->next = c->held;
 		c->held = r;
+		return;
+	}
+	if (c->modern && strcmp(r->method, "logging/setLevel") == 0) {
+		/* 2026-07-28 has none: the level goes into each request's
+		 * _meta from now on (asked for before the era was known). */
+		const char *lvl = json_string_value(json_object_get(r->params,
+		    "level"));
+		json_t *empty = json_object();
+
+		if (lvl == NULL || mcp__level_parse(lvl) < 0) {
+			finish_err(c, r, MCP_EINVAL, "logging/setLevel: not a "
+			    "log level");
+		} else {
+			pthread_mutex_lock(&c->lock);
+			snprintf(c->log_level, sizeof(c->log_level), "%s", lvl);
+			pthread_mutex_unlock(&c->lock);
+			finish(c, r, MCP_OK, empty);
+		}
+		json_decref(empty);
+		return;
+	}
+	if (build(c, r) != MCP_OK) {
+		finish_err(c, r, MCP_ENOMEM, NULL);
 		return;
 	}
 	transmit(c, r);
@@ -387,8 +530,8 @@ release_held(struct mcp_client *c)
 		if (r->op == OP_NOTIFY) {
 			send_body(c, r->body, r->len);
 			creq_free(r);
-		} else if (c->state == CS_READY) {
-			transmit(c, r);
+		} else if (c->state == CS_READY && r->body != NULL) {
+			transmit(c, r);		/* sent before, held again */
 		} else {
 			start_request(c, r);
 		}
@@ -487,6 +630,425 @@ send_initialize(struct mcp_client *c)
 	c->state = CS_INIT;
 	c->init = r;
 	start_request(c, r);
+}
+
+/* ---- 2026-07-28: the probe ------------------------------------------ */
+
+/*
+ * The errors only a modern server sends (the schema's own range from
+ * -32020): HeaderMismatch, MissingRequiredClientCapability,
+ * UnsupportedProtocolVersion. Any other error to the probe, -32601 and
+ * -32602 included, is a legacy server's (basic/versioning).
+ */
+static int
+modern_error(const json_t *err)
+{
+	json_int_t	 code = json_integer_value(json_object_get(err,
+	    "code"));
+
+	return code == MCP_RPC_HEADER_MISMATCH ||
+	    code == MCP_RPC_MISSING_CAPABILITY ||
+	    code == MCP_RPC_UNSUPPORTED_VERSION;
+}
+
+/* Does the array LIST hold the string V? */
+static int
+lists(const json_t *list, const char *v)
+{
+	size_t	 i;
+
+	for (i = 0; i < json_array_size(list); i++)
+		if (json_is_string(json_array_get(list, i)) &&
+		    strcmp(json_string_value(json_array_get(list, i)), v) == 0)
+			return 1;
+	return 0;
+}
+
+/* Does LIST name a version of initialize's that we speak? */
+static int
+lists_legacy(const json_t *list)
+{
+	size_t	 i;
+
+	for (i = 0; i < json_array_size(list); i++)
+		if (known_version(json_string_value(json_array_get(list, i))))
+			return 1;
+	return 0;
+}
+
+/*
+ * The checks every 2026-07-28 result passes: resultType a string, and
+ * _meta's serverInfo, when there, an object with a name. NULL when it
+ * passes, else why not.
+ */
+static const char *
+modern_result_bad(const json_t *result)
+{
+	const json_t	*rt = json_object_get(result, "resultType");
+	const json_t	*meta = json_object_get(result, "_meta");
+	const json_t	*info = json_object_get(meta, K_SERVER);
+
+	if (rt == NULL)
+		return "the server's 2026-07-28 result has no resultType";
+	if (!json_is_string(rt))
+		return "the server's resultType is not a string";
+	if (meta != NULL && !json_is_object(meta))
+		return "the server's result _meta is not an object";
+	if (info != NULL && (!json_is_object(info) ||
+	    !json_is_string(json_object_get(info, "name"))))
+		return "the server's _meta serverInfo is not an object with "
+		    "a name";
+	return NULL;
+}
+
+/* The probe failed for good: the connection ends, saying WHY. */
+static void
+probe_failed(struct mcp_client *c, int rc, json_t *result, const char *why)
+{
+	if (rc == MCP_ESERVER && result != NULL) {
+		if (c->connect_rc == MCP_OK)
+			c->connect_rc = rc;
+		snprintf(c->err, sizeof(c->err), "%s", why);
+		ready_signal(c, rc, result);
+	}
+	mcp__client_lost(c, rc, why);
+}
+
+/* A legacy server: initialize, as a client of 2025-11-25 would. */
+static void
+fall_back(struct mcp_client *c, const char *why)
+{
+	MCP_LOG(MCP_LOG_INFO, "client: server/discover: %s; a legacy "
+	    "server: falling back to initialize", why);
+	c->modern = 0;
+	send_initialize(c);
+}
+
+/* The DiscoverResult: the server is modern; the era is 2026-07-28. */
+static void
+modern_ready(struct mcp_client *c, json_t *result)
+{
+	const char	*bad = modern_result_bad(result);
+	json_t		*sv = json_object_get(result, "supportedVersions");
+	json_t		*meta = json_object_get(result, "_meta");
+	char		 why[200];
+
+	if (bad == NULL && strcmp(json_string_value(json_object_get(result,
+	    "resultType")), "complete") != 0)
+		bad = "server/discover answered a resultType other than "
+		    "complete";
+	if (bad == NULL && (!json_is_array(sv) ||
+	    !json_is_object(json_object_get(result, "capabilities"))))
+		bad = "server/discover answered without supportedVersions and "
+		    "capabilities";
+	if (bad != NULL) {
+		mcp__client_lost(c, MCP_EPROTO, bad);
+		return;
+	}
+	if (!lists(sv, MCP_CLIENT_MODERN)) {
+		if (c->want == WANT_AUTO && lists_legacy(sv)) {
+			fall_back(c, "2026-07-28 is not among its "
+			    "supportedVersions");
+			return;
+		}
+		snprintf(why, sizeof(why), "server/discover: the server does "
+		    "not support %s, nor any version this client speaks",
+		    MCP_CLIENT_MODERN);
+		mcp__client_lost(c, MCP_EPROTO, why);
+		return;
+	}
+	snprintf(c->negotiated, sizeof(c->negotiated), "%s",
+	    MCP_CLIENT_MODERN);
+	if (c->server_info == NULL) {
+		c->server_info = json_incref(json_object_get(meta, K_SERVER));
+		c->server_caps = json_incref(json_object_get(result,
+		    "capabilities"));
+		c->instructions = dupstr(json_string_value(json_object_get(
+		    result, "instructions")));
+		c->supported = json_incref(sv);
+	}
+	c->state = CS_READY;
+	c->ops->ready(c);
+	release_held(c);
+	connect_signal(c, MCP_OK);
+	ready_signal(c, MCP_OK, result);
+}
+
+/*
+ * The answer to server/discover, as basic/versioning has a dual-era
+ * client read it: a DiscoverResult, modern; a modern error, modern (and
+ * the connection fails: there is no version to retry with); any other
+ * error, a timeout, an answer that is no JSON-RPC response to it, or
+ * (HTTP) a 4xx without a modern error, legacy.
+ * Forced to 2026-07-28, a legacy server is an error.
+ */
+static void
+discover_done(struct mcp_client *c, int rc, json_t *result, void *udata)
+{
+	const char	*m;
+	char		 why[400], what[160];
+	int		 legacy;
+
+	(void)udata;
+	if (c->state != CS_INIT)
+		return;
+	if (rc == MCP_OK) {
+		modern_ready(c, result);
+		return;
+	}
+	m = json_string_value(json_object_get(result, "message"));
+	if (m == NULL)
+		m = mcp_strerror(rc);
+	if (rc != MCP_ESERVER && strncmp(m, "server/discover: ", 17) == 0)
+		m += 17;	/* a timeout says which request */
+	if (rc == MCP_ESERVER)
+		snprintf(what, sizeof(what), "error %lld: %.120s",
+		    (long long)json_integer_value(json_object_get(result,
+		    "code")), m);
+	else
+		snprintf(what, sizeof(what), "%.150s", m);
+	legacy = (rc == MCP_ESERVER && !modern_error(result)) ||
+	    rc == MCP_ETIMEDOUT || rc == MCP_EPROTO ||
+	    (rc == MCP_EIO && c->probe_legacy);
+	if (legacy && c->want == WANT_AUTO) {
+		fall_back(c, what);
+		return;
+	}
+	if (legacy)
+		snprintf(why, sizeof(why), "the server does not speak %s (a "
+		    "legacy server? server/discover: %s); use protocol auto "
+		    "or a version of initialize's", MCP_CLIENT_MODERN, what);
+	else if (rc == MCP_ESERVER &&
+	    json_integer_value(json_object_get(result, "code")) ==
+	    MCP_RPC_UNSUPPORTED_VERSION)
+		snprintf(why, sizeof(why), "the server does not support %s "
+		    "(server/discover: %s)", MCP_CLIENT_MODERN, what);
+	else
+		snprintf(why, sizeof(why), "server/discover: %s", what);
+	probe_failed(c, rc, result, why);
+}
+
+static void
+send_discover(struct mcp_client *c)
+{
+	struct creq	*r;
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL || (r->method = strdup("server/discover")) == NULL) {
+		free(r);
+		mcp__client_lost(c, MCP_ENOMEM, NULL);
+		return;
+	}
+	r->c = c;
+	r->pe.id = atomic_fetch_add(&c->next_id, 1);
+	r->internal = 1;
+	r->cb = discover_done;
+	ev_timer_init(&r->timer, timeout_cb, c->timeout, 0.);
+	r->timer.data = r;
+	c->modern = 1;
+	c->probe_legacy = 0;
+	c->state = CS_INIT;
+	c->probe = r;
+	start_request(c, r);
+}
+
+/* ---- 2026-07-28: multi round-trip requests --------------------------- */
+
+/* R, past its first round, is known by its first id: for cancel. */
+static void
+mrtr_link(struct mcp_client *c, struct creq *r)
+{
+	if (r->in_mrtr)
+		return;
+	r->first_id = r->pe.id;
+	r->in_mrtr = 1;
+	r->mnext = c->mrtr;
+	c->mrtr = r;
+}
+
+/* Every inputRequests entry answered: the same request again, with a
+ * new id, the answers and the server's requestState. */
+static void
+mrtr_retry(struct mcp_client *c, struct creq *r)
+{
+	(void)json_object_del(r->params, "inputResponses");
+	(void)json_object_del(r->params, "requestState");
+	if (r->inputs != NULL && json_object_set_new(r->params,
+	    "inputResponses", r->inputs) != 0) {
+		r->inputs = NULL;
+		finish_err(c, r, MCP_ENOMEM, NULL);
+		return;
+	}
+	r->inputs = NULL;
+	if (r->state != NULL && json_object_set(r->params, "requestState",
+	    r->state) != 0) {
+		finish_err(c, r, MCP_ENOMEM, NULL);
+		return;
+	}
+	r->pe.id = atomic_fetch_add(&c->next_id, 1);
+	if (build(c, r) != MCP_OK) {
+		finish_err(c, r, MCP_ENOMEM, NULL);
+		return;
+	}
+	transmit(c, r);
+}
+
+/* One entry, KEY, of the server's inputRequests, to the handler the
+ * legacy era would give the same request; 0, or -1 when R ended. */
+static int
+mrtr_ask(struct mcp_client *c, struct creq *r, const char *key,
+    json_t *req)
+{
+	struct handler		*h;
+	struct mcp_client_reply	*rp;
+	const char		*method;
+	json_t			*res;
+	long long		 first = r->first_id;
+	char			 why[200];
+
+	method = json_string_value(json_object_get(req, "method"));
+	if (!json_is_object(req) || method == NULL) {
+		snprintf(why, sizeof(why), "the server's inputRequests[%.60s] "
+		    "is not a request with a method", key);
+		finish_err(c, r, MCP_EPROTO, why);
+		return -1;
+	}
+	if (strcmp(method, "roots/list") == 0 && c->roots != NULL) {
+		pthread_mutex_lock(&c->lock);
+		res = json_pack("{s:O}", "roots", c->roots);
+		pthread_mutex_unlock(&c->lock);
+		if (res == NULL || json_object_set_new(r->inputs, key,
+		    res) != 0) {
+			finish_err(c, r, MCP_ENOMEM, NULL);
+			return -1;
+		}
+		r->nwait--;
+		return 0;
+	}
+	h = handler_of(c, method);
+	if (h == NULL)
+		h = handler_of(c, "*");
+	if (h == NULL) {
+		snprintf(why, sizeof(why), "the server asked for %.60s "
+		    "(inputRequests[%.60s]), which this client does not "
+		    "handle", method, key);
+		finish_err(c, r, MCP_EPROTO, why);
+		return -1;
+	}
+	rp = calloc(1, sizeof(*rp));
+	if (rp == NULL || (rp->key = strdup(key)) == NULL ||
+	    (rp->id = json_string(key)) == NULL) {
+		if (rp != NULL)
+			free(rp->key);
+		free(rp);
+		finish_err(c, r, MCP_ENOMEM, NULL);
+		return -1;
+	}
+	rp->c = c;
+	rp->first_id = r->first_id;
+	rp->round = r->rounds;
+	pthread_mutex_lock(&c->lock);
+	rp->next = c->replies;
+	c->replies = rp;
+	pthread_mutex_unlock(&c->lock);
+	h->fn(c, rp, method, json_object_get(req, "params"), h->udata);
+	/* The handler may have answered at once, and so ended R. */
+	return mrtr_find(c, first) == r ? 0 : -1;
+}
+
+/*
+ * An input_required answer to R (taken from the table): each of the
+ * server's inputRequests goes to its handler; when all have answered,
+ * R goes again. Only tools/call, prompts/get and resources/read may be
+ * answered so, and at most MCP_CLIENT_MRTR_ROUNDS times in a row.
+ * Returns non-zero when R ended here.
+ */
+static int
+mrtr_answer(struct mcp_client *c, struct creq *r, json_t *result)
+{
+	json_t		*reqs = json_object_get(result, "inputRequests");
+	json_t		*state = json_object_get(result, "requestState");
+	json_t		*req;
+	const char	*key;
+	long long	 first;
+	char		 why[240];
+
+	if (name_member(r->method) == NULL || r->params == NULL) {
+		snprintf(why, sizeof(why), "the server answered %.60s with "
+		    "input_required, which only tools/call, prompts/get and "
+		    "resources/read may have", r->method);
+		finish_err(c, r, MCP_EPROTO, why);
+		return 1;
+	}
+	if ((reqs != NULL && !json_is_object(reqs)) || (state != NULL &&
+	    !json_is_string(state)) || (reqs == NULL && state == NULL)) {
+		finish_err(c, r, MCP_EPROTO, "the server's input_required "
+		    "result has neither an inputRequests object nor a "
+		    "requestState string");
+		return 1;
+	}
+	if (r->rounds >= MCP_CLIENT_MRTR_ROUNDS) {
+		snprintf(why, sizeof(why), "%.60s: the server asked for input "
+		    "%d times in a row", r->method, r->rounds);
+		finish_err(c, r, MCP_EPROTO, why);
+		return 1;
+	}
+	/* The answer came: its stream ends by itself. The client's own
+	 * handlers take their time: the timer waits for the retry. */
+	if (r->tstate != NULL && c->ops != NULL)
+		c->ops->forget(c, r, 1);
+	ev_timer_stop(c->loop, &r->timer);
+	mrtr_link(c, r);
+	r->rounds++;
+	json_decref(r->state);
+	r->state = json_incref(state);
+	json_decref(r->inputs);
+	r->inputs = reqs != NULL ? json_object() : NULL;
+	if (reqs != NULL && r->inputs == NULL) {
+		finish_err(c, r, MCP_ENOMEM, NULL);
+		return 1;
+	}
+	first = r->first_id;
+	/* One more than asked, so that answers given at once cannot
+	 * retry R before every entry has been asked. */
+	r->nwait = (int)json_object_size(reqs) + 1;
+	json_object_foreach(reqs, key, req) {
+		if (mrtr_ask(c, r, key, req) != 0)
+			return 1;
+	}
+	if (mrtr_find(c, first) != r)
+		return 1;
+	if (--r->nwait == 0)
+		mrtr_retry(c, r);
+	return 0;
+}
+
+/* OP_INPUT: the client's answer to one entry of inputRequests, for the
+ * request its caller knows as op->cancel_id, in round op->rounds. */
+static void
+mrtr_input(struct mcp_client *c, struct creq *op)
+{
+	struct creq	*r = mrtr_find(c, op->cancel_id);
+	char		 why[320];
+
+	if (r == NULL || r->rounds != op->rounds || r->inputs == NULL ||
+	    r->sent)
+		return;		/* ended, cancelled, or a round ago */
+	if (op->value == NULL) {
+		snprintf(why, sizeof(why), "the client's handler refused "
+		    "inputRequests[%.60s]: %.150s", op->key, op->reason !=
+		    NULL ? op->reason : "error");
+		finish_err(c, r, MCP_ECLIENT, why);
+		return;
+	}
+	if (json_object_get(r->inputs, op->key) != NULL)
+		return;
+	if (json_object_set(r->inputs, op->key, op->value) != 0) {
+		finish_err(c, r, MCP_ENOMEM, NULL);
+		return;
+	}
+	if (--r->nwait == 0)
+		mrtr_retry(c, r);
 }
 
 /*
@@ -718,6 +1280,30 @@ on_response(struct mcp_client *c, struct rpc_fields *f)
 		    "object");
 		return;
 	}
+	if (c->modern && r != c->probe) {
+		/* 2026-07-28: a result says what it is. */
+		const char *bad = modern_result_bad(f->result), *rt;
+
+		if (bad != NULL) {
+			finish_err(c, r, MCP_EPROTO, bad);
+			return;
+		}
+		rt = json_string_value(json_object_get(f->result,
+		    "resultType"));
+		if (strcmp(rt, "input_required") == 0) {
+			(void)mrtr_answer(c, r, f->result);
+			return;
+		}
+		if (strcmp(rt, "complete") != 0) {
+			char why[120];
+
+			snprintf(why, sizeof(why), "the server answered "
+			    "resultType %.40s, which this client does not "
+			    "know", rt);
+			finish_err(c, r, MCP_EPROTO, why);
+			return;
+		}
+	}
 	finish(c, r, MCP_OK, f->result);
 }
 
@@ -842,7 +1428,18 @@ do_connect(struct mcp_client *c)
 		mcp__client_lost(c, rc, c->err[0] != '\0' ? c->err : NULL);
 		return;
 	}
-	send_initialize(c);
+	/* Set once: each modern request carries it; handlers and roots
+	 * cannot change after connecting. */
+	c->caps_now = capabilities(c);
+	if (c->want == WANT_MODERN && c->force == 2) {
+		mcp__client_lost(c, MCP_EINVAL, "2026-07-28 is not served on "
+		    "the legacy SSE transport");
+		return;
+	}
+	if (c->want == WANT_LEGACY || c->force == 2)
+		send_initialize(c);
+	else
+		send_discover(c);	/* auto, or 2026-07-28 */
 }
 
 /* Every request but the initialize's, as if each were cancelled. */
@@ -879,6 +1476,9 @@ cancel_all(struct mcp_client *c, const char *reason)
 		finish_err(c, r, MCP_ECANCELED, why);
 		send_cancelled(c, id, reason);
 	}
+	/* Between rounds: the server holds nothing of theirs. */
+	while ((r = c->mrtr) != NULL)
+		finish_err(c, r, MCP_ECANCELED, why);
 }
 
 static void
@@ -886,6 +1486,7 @@ do_cancel(struct mcp_client *c, long long id, const char *reason)
 {
 	struct creq	*r, **pp;
 	char		 why[200];
+	int		 inflight;
 
 	if (id < 0) {
 		cancel_all(c, reason);
@@ -902,10 +1503,15 @@ do_cancel(struct mcp_client *c, long long id, const char *reason)
 		}
 	}
 	r = (struct creq *)mcp__pending_find(&c->pend, id);
+	if (r == NULL)
+		r = mrtr_find(c, id);	/* past a round: a new id */
 	if (r == NULL || r->internal)
 		return;
+	id = r->pe.id;
+	inflight = r->sent;
 	finish_err(c, r, MCP_ECANCELED, why);
-	send_cancelled(c, id, reason);
+	if (inflight)
+		send_cancelled(c, id, reason);
 }
 
 static void
@@ -932,6 +1538,9 @@ run_op(struct mcp_client *c, struct creq *r)
 		break;
 	case OP_CLOSE:
 		do_close(c);
+		break;
+	case OP_INPUT:
+		mrtr_input(c, r);
 		break;
 	}
 	creq_free(r);
@@ -1028,6 +1637,7 @@ mcp_client_new(const char *name, const char *version)
 	c->progress = 1;
 	c->max_message = MCP_CLIENT_MAX_MESSAGE;
 	c->connect_timeout = 10.0;
+	c->probe_timeout = MCP_CLIENT_PROBE_S;
 	return c;
 }
 
@@ -1093,11 +1703,31 @@ mcp_client_set_option(mcp_client *c, const char *name, const char *value)
 	if (strcmp(name, "insecure") == 0)
 		return parse_bool(value, &c->insecure);
 	if (strcmp(name, "protocol") == 0) {
+		/* auto: the era the server speaks; 2026-07-28 only; legacy:
+		 * initialize, asking for the latest; or initialize asking
+		 * for that version. */
+		if (strcmp(value, "auto") == 0 || strcmp(value, "legacy") == 0 ||
+		    strcmp(value, MCP_CLIENT_MODERN) == 0) {
+			free(c->protocol);
+			c->protocol = NULL;
+			c->want = value[0] == 'a' ? WANT_AUTO : value[0] == 'l' ?
+			    WANT_LEGACY : WANT_MODERN;
+			return MCP_OK;
+		}
 		if (!known_version(value))
 			return MCP_EINVAL;
 		free(c->protocol);
 		c->protocol = strdup(value);
+		c->want = WANT_LEGACY;
 		return c->protocol != NULL ? MCP_OK : MCP_ENOMEM;
+	}
+	if (strcmp(name, "probe-timeout") == 0) {
+		rc = parse_seconds(value, &d);
+		if (rc == MCP_OK && d == 0)
+			rc = MCP_EINVAL;
+		if (rc == MCP_OK)
+			c->probe_timeout = d;
+		return rc;
 	}
 	if (strcmp(name, "transport") == 0) {
 		/* http is Streamable HTTP with the spec's fallback. */
@@ -1316,6 +1946,10 @@ mcp_client_set_roots_new(mcp_client *c, json_t *roots)
 	c->roots = roots;
 	pthread_mutex_unlock(&c->lock);
 	json_decref(old);
+	/* 2026-07-28: a server asks for the roots in each request that
+	 * needs them (inputRequests); there is no one to tell. */
+	if (c->modern && c->state == CS_READY)
+		return MCP_OK;
 	return notify(c, "notifications/roots/list_changed", NULL);
 }
 
@@ -1724,6 +2358,35 @@ notify(struct mcp_client *c, const char *method, json_t *params)
 	return submit_body(c, mcp__buf_steal(&b, NULL), 0);
 }
 
+/*
+ * 2026-07-28: the answer (RESULT, stolen; NULL: the error CODE,
+ * MESSAGE) to an entry of a server's inputRequests goes to the loop,
+ * into the retry of its request (mrtr_input).
+ */
+static int
+submit_input(struct mcp_client_reply *rp, json_t *result, int code,
+    const char *message)
+{
+	struct creq	*op = op_new(rp->c, OP_INPUT);
+	char		 msg[200];
+
+	if (op == NULL || (op->key = strdup(rp->key)) == NULL) {
+		free(op);
+		json_decref(result);
+		return MCP_ENOMEM;
+	}
+	if (result == NULL) {
+		snprintf(msg, sizeof(msg), "%d %.180s", code, message != NULL ?
+		    message : "error");
+		op->reason = strdup(msg);
+	}
+	op->value = result;
+	op->cancel_id = rp->first_id;
+	op->rounds = rp->round;
+	submit(rp->c, op);
+	return MCP_OK;
+}
+
 /* Takes RP off the client's list; 0 when it was answered already. */
 static int
 reply_take(struct mcp_client_reply *rp)
@@ -1760,6 +2423,15 @@ mcp_client_reply_result(mcp_client_reply *rp, json_t *result)
 		return MCP_ENOMEM;
 	}
 	live = reply_take(rp);
+	if (rp->key != NULL) {
+		rc = live ? submit_input(rp, result, 0, NULL) : MCP_ESTATE;
+		if (!live)
+			json_decref(result);
+		json_decref(rp->id);
+		free(rp->key);
+		free(rp);
+		return rc;
+	}
 	rc = live ? mcp__rpc_result(&b, rp->id, result) : MCP_ESTATE;
 	json_decref(result);
 	json_decref(rp->id);
@@ -1785,6 +2457,13 @@ mcp_client_reply_error(mcp_client_reply *rp, int code, const char *message)
 	if (rp == NULL)
 		return MCP_EINVAL;
 	live = reply_take(rp);
+	if (rp->key != NULL) {
+		rc = live ? submit_input(rp, NULL, code, message) : MCP_ESTATE;
+		json_decref(rp->id);
+		free(rp->key);
+		free(rp);
+		return rc;
+	}
 	rc = live ? mcp__rpc_error(&b, rp->id, code, message != NULL ?
 	    message : "error", NULL) : MCP_ESTATE;
 	json_decref(rp->id);
@@ -1987,17 +2666,29 @@ simple(struct mcp_client *c, const char *method, json_t *params)
 	return rc;
 }
 
+/* 2026-07-28 has no ping: server/discover, the lightest request, is
+ * the question whether the server answers. */
 int
 mcp_client_ping(mcp_client *c)
 {
+	if (c != NULL && c->modern && c->state == CS_READY)
+		return simple(c, "server/discover", NULL);
 	return simple(c, "ping", NULL);
 }
 
+/* 2026-07-28 has no logging/setLevel: each request asks for its own
+ * level in _meta, and the level set here goes into the next ones. */
 int
 mcp_client_set_log_level(mcp_client *c, const char *level)
 {
 	if (level == NULL || mcp__level_parse(level) < 0)
 		return MCP_EINVAL;
+	if (c != NULL && c->modern && c->state == CS_READY) {
+		pthread_mutex_lock(&c->lock);
+		snprintf(c->log_level, sizeof(c->log_level), "%s", level);
+		pthread_mutex_unlock(&c->lock);
+		return MCP_OK;
+	}
 	return simple(c, "logging/setLevel", json_pack("{s:s}", "level",
 	    level));
 }
@@ -2054,6 +2745,7 @@ mcp_client_free(mcp_client *c)
 	while ((rp = c->replies) != NULL) {
 		c->replies = rp->next;
 		json_decref(rp->id);
+		free(rp->key);
 		free(rp);
 	}
 	while ((h = c->handlers) != NULL) {
@@ -2084,6 +2776,8 @@ mcp_client_free(mcp_client *c)
 	json_decref(c->server_caps);
 	json_decref(c->roots);
 	json_decref(c->caps);
+	json_decref(c->caps_now);
+	json_decref(c->supported);
 	mcp__pending_free(&c->pend);
 	pthread_mutex_destroy(&c->lock);
 	free(c);

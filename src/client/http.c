@@ -11,6 +11,14 @@
  * offers one, carries the server's own messages and is resumed too.
  * Closing sends DELETE.
  *
+ * 2026-07-28: no session, no GET stream, no resumption, no DELETE;
+ * each POST carries MCP-Protocol-Version, Mcp-Method and, for the
+ * methods that name something, Mcp-Name (plain, or "=?base64?...?="
+ * when the value is not plain visible ASCII). A 4xx's JSON-RPC error
+ * is the request's answer; the probe's 4xx without one is a legacy
+ * server's (client.c falls back to initialize). Cancelling closes the
+ * request's stream.
+ *
  * Legacy HTTP+SSE (2024-11-05): a GET stream whose first event names
  * the endpoint to POST to; every answer comes on that stream. It is
  * chosen by "transport sse", or when the POST of initialize gets a 4xx
@@ -253,7 +261,7 @@ header_cb(char *p, size_t size, size_t n, void *arg)
 	size_t		 len = size * n, k, v;
 
 	if (len > 15 && strncasecmp(p, "Mcp-Session-Id:", 15) == 0 &&
-	    x->kind == X_POST && !h->sse) {
+	    x->kind == X_POST && !h->sse && !h->c->modern) {
 		for (k = 15; k < len && (p[k] == ' ' || p[k] == '\t'); k++)
 			;
 		for (v = len; v > k && (p[v - 1] == '\r' ||
@@ -464,8 +472,9 @@ resume(struct xfer *x)
 	struct creq	*r = waiting(x);
 	char		 line[300];
 
-	if (h->sse || x->sse.last_id[0] == '\0' || x->resumes >= MAX_RESUMES)
-		return 0;
+	if (h->sse || h->c->modern || x->sse.last_id[0] == '\0' ||
+	    x->resumes >= MAX_RESUMES)
+		return 0;	/* 2026-07-28: streams are not resumable */
 	y = xfer_new(h, x->kind == X_LISTEN ? X_LISTEN : X_RESUME,
 	    h->c->url);
 	if (y == NULL)
@@ -523,6 +532,33 @@ session_lost(struct chttp *h, struct creq *r)
 	h->session = NULL;
 	h->version_hdr[0] = '\0';
 	mcp__client_session_gone(h->c, r);
+}
+
+/*
+ * 2026-07-28: a 4xx to R's POST. Its body, a JSON-RPC error with R's
+ * id (-32022 or -32020 with 400, -32601 with 404), is R's answer. The
+ * probe's 4xx without one is a legacy server's (basic/transports/
+ * streamable-http, Backward Compatibility); not 401 or 403, which are
+ * the authorization's. Non-zero when R has ended.
+ */
+static int
+modern_refusal(struct xfer *x, struct creq *r)
+{
+	struct mcp_client	*c = x->h->c;
+	int			 probe = r == c->probe;
+
+	if (x->ctype == CT_JSON && x->body.len > 0 &&
+	    x->body.len < MAX_ERRBODY) {
+		(void)mcp__buf_addc(&x->body, '\0');
+		mcp__client_input(c, x->body.data, x->body.len - 1);
+		x->body.len--;
+		if (waiting(x) == NULL)
+			return 1;
+	}
+	if (probe && x->status < 500 && x->status != 401 &&
+	    x->status != 403)
+		c->probe_legacy = 1;
+	return 0;
 }
 
 static void
@@ -588,6 +624,8 @@ done(struct xfer *x, CURLcode res)
 	case X_RESUME:
 		if (r == NULL)
 			break;		/* answered (or ended) already */
+		if (c->modern && x->status >= 400 && modern_refusal(x, r))
+			break;
 		if (x->is_init && !h->sse && c->force == 0 && !h->had_session &&
 		    x->status >= 400 && x->status < 500 && x->status != 401 &&
 		    x->status != 403) {
@@ -804,7 +842,7 @@ open_listener(struct chttp *h)
 	char		 line[300];
 
 	if (h->sse || h->no_listen || !h->c->listen || h->listener != NULL ||
-	    h->c->state != CS_READY)
+	    h->c->state != CS_READY || h->c->modern)
 		return;
 	x = xfer_new(h, X_LISTEN, h->c->url);
 	if (x == NULL)
@@ -859,6 +897,76 @@ http_start(struct mcp_client *c)
 	return MCP_OK;
 }
 
+/*
+ * "Mcp-Name: V" with V as the spec wants a header value: plain when it
+ * is visible ASCII or inner spaces, else (control bytes, non-ASCII,
+ * spaces at an end, empty, or what looks like the encoding itself)
+ * "=?base64?...?=" of its UTF-8 bytes. NULL on ENOMEM.
+ */
+static char *
+name_header(const char *v)
+{
+	size_t		 n = strlen(v), i;
+	int		 plain = n > 0 && v[0] != ' ' && v[n - 1] != ' ';
+	char		*b64, *out;
+
+	for (i = 0; plain && i < n; i++)
+		if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] > 0x7e)
+			plain = 0;
+	if (plain && n >= 11 && strncmp(v, "=?base64?", 9) == 0 &&
+	    strcmp(v + n - 2, "?=") == 0)
+		plain = 0;
+	if (plain) {
+		out = malloc(n + 11);
+		if (out != NULL)
+			snprintf(out, n + 11, "Mcp-Name: %s", v);
+		return out;
+	}
+	b64 = mcp__base64(v, n);
+	if (b64 == NULL)
+		return NULL;
+	n = strlen(b64) + 24;
+	out = malloc(n);
+	if (out != NULL)
+		snprintf(out, n, "Mcp-Name: =?base64?%s?=", b64);
+	free(b64);
+	return out;
+}
+
+/* 2026-07-28: the headers that mirror the body, onto X. A message of no
+ * request of ours (a notification) names its method from its JSON. */
+static int
+modern_headers(struct xfer *x, const char *json, size_t len,
+    struct creq *r)
+{
+	char		 line[300], *nh;
+	const char	*method = r != NULL ? r->method : NULL;
+	json_t		*v = NULL;
+	struct json_perr e;
+
+	if (method == NULL) {
+		v = mcp__json_parse(json, len, &e);
+		method = json_string_value(json_object_get(v, "method"));
+	}
+	x->hdrs = curl_slist_append(x->hdrs, "MCP-Protocol-Version: "
+	    MCP_CLIENT_MODERN);
+	if (method != NULL && strlen(method) < 200 &&
+	    strpbrk(method, "\r\n") == NULL) {
+		snprintf(line, sizeof(line), "Mcp-Method: %s", method);
+		x->hdrs = curl_slist_append(x->hdrs, line);
+	}
+	json_decref(v);
+	if (r != NULL && r->hname != NULL) {
+		nh = name_header(r->hname);
+		if (nh == NULL)
+			return MCP_ENOMEM;
+		x->hdrs = curl_slist_append(x->hdrs, nh);
+		free(nh);
+	}
+	curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, x->hdrs);
+	return x->hdrs != NULL ? MCP_OK : MCP_ENOMEM;
+}
+
 /* Legacy: POSTs wait for the endpoint event. */
 static void
 post(struct chttp *h, const char *json, size_t len, struct creq *r)
@@ -867,6 +975,11 @@ post(struct chttp *h, const char *json, size_t len, struct creq *r)
 	const char	*url = h->sse ? h->endpoint : h->c->url;
 
 	x = xfer_new(h, X_POST, url);
+	if (x != NULL && h->c->modern && !h->sse &&
+	    modern_headers(x, json, len, r) != MCP_OK) {
+		xfer_free(x);
+		x = NULL;
+	}
 	if (x == NULL) {
 		if (r != NULL)
 			mcp__client_fail(h->c, r, MCP_ENOMEM, NULL);
@@ -948,8 +1061,10 @@ http_ready(struct mcp_client *c)
 	struct chttp	*h = c->t;
 
 	if (!h->sse) {
-		snprintf(h->version_hdr, sizeof(h->version_hdr),
-		    "MCP-Protocol-Version: %s", c->negotiated);
+		/* 2026-07-28: each POST says it itself (modern_headers). */
+		if (!c->modern)
+			snprintf(h->version_hdr, sizeof(h->version_hdr),
+			    "MCP-Protocol-Version: %s", c->negotiated);
 		h->had_session = 1;
 	}
 	h->listen_fails = 0;

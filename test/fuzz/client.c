@@ -6,7 +6,9 @@
  * at once and keeps the rest, and a transport of this harness that keeps
  * what the client sends. The first input byte picks the framing (JSON
  * lines or an SSE stream, with max-message 4096 so that oversized
- * messages are common) and the chunk size; the rest is the server's
+ * messages are common), the chunk size and the era (the top bit:
+ * 2026-07-28, where input_required results run the sampling handler
+ * and retry the request with a new id); the rest is the server's
  * bytes. Checked: each request's callback runs exactly once (answered,
  * failed, or cancelled when the client is freed); every message the
  * client sent is one line of JSON; nothing leaks (LeakSanitizer).
@@ -121,7 +123,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sse_parser	 sp;
 	size_t			 off = 1, n, step;
 	long			 k;
-	int			 sse;
+	int			 sse, modern;
 
 	if (size == 0)
 		return 0;
@@ -139,18 +141,25 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    "file:///r"));
 	/* Ready, as after an initialization, on this thread's loop. */
 	c->ops = &harness_ops;
+	/* The first byte's top bit: protocol 2026-07-28, whose results
+	 * are checked and whose input_required results run the handlers
+	 * and retry (multi round-trip). */
+	modern = data[0] >> 7;
+	c->modern = modern;
+	c->caps_now = json_object();
 	c->state = CS_READY;
 	c->thread = pthread_self();
 	c->thread_started = 1;
 	ev_async_init(&c->wake, NULL);
-	snprintf(c->negotiated, sizeof(c->negotiated), "2025-11-25");
+	snprintf(c->negotiated, sizeof(c->negotiated), "%s", modern ?
+	    "2026-07-28" : "2025-11-25");
 	for (k = 1; k <= NREQ; k++)
 		(void)mcp_client_request_async_new(c, k % 2 ? "tools/call" :
 		    "resources/read", json_pack("{s:s}", "name", "t"), done_cb,
 		    (void *)(intptr_t)k, NULL);
 
 	sse = data[0] & 1;
-	step = (size_t)(data[0] >> 1) + 1;
+	step = (size_t)((data[0] >> 1) & 0x3f) + 1;
 	mcp__jsonl_init(&jl, c->max_message);
 	mcp__sse_parser_init(&sp, c->max_message);
 	while (off < size) {

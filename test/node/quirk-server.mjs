@@ -31,6 +31,9 @@
 //            5 MiB (over the client's 4 MiB limit), waits for the client's
 //            answer, and answers the call with text of its JSON
 //   mute     never answers anything, initialize included (exits on EOF)
+//   preinit  never answers a request before initialize (a legacy server
+//            that ignores what comes first: a 2026-07-28 client's
+//            server/discover probe must time out), then behaves
 //   stubborn behaves, but ignores SIGTERM and the end of its stdin (only
 //            SIGKILL ends it), and writes "stubborn: <method>" on stderr
 //            for every request
@@ -73,7 +76,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 
 const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
-const STDIO_QUIRKS = ['junk', 'split', 'huge', 'crlf', 'wrongid', 'silent', 'die', 'request', 'bom', 'bigask', 'mute', 'stubborn', 'ok'];
+const STDIO_QUIRKS = ['junk', 'split', 'huge', 'crlf', 'wrongid', 'silent', 'die', 'request', 'bom', 'bigask', 'mute', 'preinit', 'stubborn', 'ok'];
 const HTTP_QUIRKS = ['ok', 'multidata', 'gone', 'drop', 'legacy', 'foreign', 'silent', 'wrongtype'];
 
 const [mode, quirk] = process.argv.slice(2);
@@ -177,6 +180,7 @@ function serveStdio() {
 	}
 
 	let buf = '';
+	let initialized = false;
 	process.stdin.setEncoding('utf8');
 	process.stdin.on('data', (d) => {
 		buf += d;
@@ -190,6 +194,10 @@ function serveStdio() {
 				process.stderr.write(`stubborn: ${m.method}\n`);
 			if (isRequest(m) && quirk === 'mute')
 				continue;
+			if (isRequest(m) && quirk === 'preinit' && !initialized && m.method !== 'initialize')
+				continue;
+			if (isRequest(m) && m.method === 'initialize')
+				initialized = true;
 			if (isRequest(m))
 				m.method === 'tools/call' ? toolsCall(m) : send(answer(m));
 			else if (m && m.method === undefined && waiting.has(m.id)) {

@@ -326,7 +326,9 @@ start(json_t *id, json_t *params)
 	(void)mcp_client_set_option(cl, "timeout", timeout_s != NULL ?
 	    timeout_s : "300");
 	/* An unknown version: the client asks for its latest, and the
-	 * agent is answered with what the server chose. */
+	 * agent is answered with what the server chose. The agent opened
+	 * a legacy session: so does the gateway (not the client's auto). */
+	(void)mcp_client_set_option(cl, "protocol", "legacy");
 	if (v != NULL)
 		(void)mcp_client_set_option(cl, "protocol", v);
 	(void)mcp_client_set_capabilities_new(cl, json_is_object(caps) ?

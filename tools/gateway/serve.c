@@ -656,6 +656,9 @@ child_start(struct link *lk, json_t *params)
 	ch->next = gw.children;
 	gw.children = ch;
 	gw.nchildren++;
+	/* The agents' sessions are legacy ones (initialize): the child's
+	 * too, whatever the client's auto would pick. */
+	(void)mcp_client_set_option(ch->cl, "protocol", "legacy");
 	if (v != NULL && mcp_client_set_option(ch->cl, "protocol", v) !=
 	    MCP_OK)
 		(void)mcp_client_set_option(ch->cl, "protocol",
