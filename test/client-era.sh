@@ -9,13 +9,11 @@
 # TypeScript SDK's legacy-only server (test/node/peer-server.mjs) on
 # stdio, stateful and stateless HTTP, auto falls back to initialize, and
 # a forced 2026-07-28 fails saying why. mcp-call's --protocol both ways.
-# The multi round-trip requests (sampling and elicitation answered by the
-# same handlers in 2026-07-28) need a server that sends input_required:
-# MRTR_CONFORMANCE=path/to/conformance-server runs them against it, and
-# MRTR_SERVER=path/to/mrtr-server (the mrtr branch's test/mrtr-server.c)
-# the requests of several rounds, two requests in a round, the roots, a
-# prompt and a resource; else they are skipped. Prints TAP only; servers
-# are stopped by PID.
+# The multi round-trip requests: sampling and elicitation answered by the
+# same handlers in 2026-07-28 (conformance-server's input_required), and
+# build/mrtr-server's requests of several rounds, two requests in a
+# round, the roots, a prompt and a resource. Prints TAP only; servers are
+# stopped by PID.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
@@ -24,7 +22,8 @@ need_node
 need_sdk
 ERA=$MCP_BUILD/client-era
 CALL=$MCP_BUILD/mcp-call
-need_built "$ERA" "$CALL" "$MCP_DEMO" "$CONFORMANCE_SERVER"
+need_built "$ERA" "$CALL" "$MCP_DEMO" "$CONFORMANCE_SERVER" \
+    "${MRTR_SERVER:-$MCP_BUILD/mrtr-server}"
 CONF_NAME=mcp-conformance-test-server
 M=2026-07-28
 L=2025-11-25
@@ -214,28 +213,21 @@ run "mcp-call --protocol nonsense: a usage error" 2 "2:unknown protocol version"
     "$CALL" --protocol 1999-01-01 info -- "$MCP_DEMO"
 
 # ---- Multi round-trip requests -------------------------------------------
-if [ -n "${MRTR_CONFORMANCE-}" ] && [ -x "$MRTR_CONFORMANCE" ]; then
-	serve mport "$tmp/mrtr.log" "$MRTR_CONFORMANCE" --http 127.0.0.1:0 ||
-	    bail "$MRTR_CONFORMANCE --http started"
-	era "mrtr stdio $M" -m -k conformance -n $CONF_NAME -p $M -e $M -- "$MRTR_CONFORMANCE"
-	era "mrtr http $M" -m -k conformance -n $CONF_NAME -p $M -e $M \
-	    -u "http://127.0.0.1:$mport/mcp"
-	era "mrtr stdio $L" -m -k conformance -n $CONF_NAME -p $L -e $L -- "$MRTR_CONFORMANCE"
-else
-	n=$((n + 1))
-	echo "ok $n - mrtr: sampling and elicitation by input_required # SKIP set MRTR_CONFORMANCE to a conformance-server that sends input_required"
-fi
-if [ -n "${MRTR_SERVER-}" ] && [ -x "$MRTR_SERVER" ]; then
-	serve rport "$tmp/mrtrs.log" "$MRTR_SERVER" --http 127.0.0.1:0 ||
-	    bail "$MRTR_SERVER --http started"
-	era "mrtr-server stdio auto" -k mrtr -n mrtr-server -e $M -- "$MRTR_SERVER"
-	era "mrtr-server http auto" -k mrtr -n mrtr-server -e $M \
-	    -u "http://127.0.0.1:$rport/mcp"
-	era "mrtr-server http $L" -k mrtr -n mrtr-server -p $L -e $L \
-	    -u "http://127.0.0.1:$rport/mcp"
-else
-	n=$((n + 1))
-	echo "ok $n - mrtr-server: rounds, roots, a prompt and a resource by input_required # SKIP set MRTR_SERVER to the mrtr branch's mrtr-server"
-fi
+# conformance-server's test_sampling and test_elicitation, and
+# mrtr-server's rounds, answered by the same handlers in both eras.
+MRTR_SERVER=${MRTR_SERVER:-$MCP_BUILD/mrtr-server}
+serve mport "$tmp/mrtr.log" "$CONFORMANCE_SERVER" --http 127.0.0.1:0 ||
+    bail "$CONFORMANCE_SERVER --http started"
+era "mrtr stdio $M" -m -k conformance -n $CONF_NAME -p $M -e $M -- "$CONFORMANCE_SERVER"
+era "mrtr http $M" -m -k conformance -n $CONF_NAME -p $M -e $M \
+    -u "http://127.0.0.1:$mport/mcp"
+era "mrtr stdio $L" -m -k conformance -n $CONF_NAME -p $L -e $L -- "$CONFORMANCE_SERVER"
+serve rport "$tmp/mrtrs.log" "$MRTR_SERVER" --http 127.0.0.1:0 ||
+    bail "$MRTR_SERVER --http started"
+era "mrtr-server stdio auto" -k mrtr -n mrtr-server -e $M -- "$MRTR_SERVER"
+era "mrtr-server http auto" -k mrtr -n mrtr-server -e $M \
+    -u "http://127.0.0.1:$rport/mcp"
+era "mrtr-server http $L" -k mrtr -n mrtr-server -p $L -e $L \
+    -u "http://127.0.0.1:$rport/mcp"
 
 tap_end
