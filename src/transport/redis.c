@@ -3,7 +3,10 @@
  * the server's own libev loop (hiredis's adapters/libev.h). Two
  * connections: one for commands (GET, SET, DEL, EVAL, PUBLISH), one
  * subscribed to <prefix>ended, where an instance that ends a session
- * says so, so that the others drop their copies. No call here blocks:
+ * says so, so that the others drop their copies, and to <prefix>ev:<sid>
+ * for the sessions whose streams the transport holds (their events:
+ * mcp__store_push XADDs to <prefix>events:<sid> and PUBLISHes in one
+ * EVAL, mcp__store_range reads a route's back). No call here blocks:
  * a host name is resolved once by mcp__store_new, before the loop runs,
  * and every connect, command and reply goes through the loop. A lost
  * connection is retried with a backoff (100 ms doubling to 2 s); each
@@ -32,12 +35,39 @@
 #define BACKOFF_MAX	2.0
 #define PREFIX_MAX	64
 
-/* Deletes KEYS[1] if it still holds ARGV[1], and announces ARGV[2] on
- * KEYS[2]: the idle end of a session nobody renewed meanwhile. */
+/* Deletes KEYS[1] (and its event log, KEYS[3]) if it still holds
+ * ARGV[1], and announces ARGV[2] on KEYS[2]: the idle end of a session
+ * nobody renewed meanwhile. */
 static const char del_if_script[] =
     "if redis.call('GET', KEYS[1]) == ARGV[1] then "
-    "redis.call('DEL', KEYS[1]); "
+    "redis.call('DEL', KEYS[1], KEYS[3]); "
     "redis.call('PUBLISH', KEYS[2], ARGV[2]); return 1 end return 0";
+
+/*
+ * Events of a session's streams (transport_streamable.c's entries,
+ * "K ROUTE SEQ[ JSON]"): each XADDed to KEYS[1] (MAXLEN ~ ARGV[1]) and
+ * PUBLISHed on KEYS[2], but those of kind g (for whoever holds the
+ * session's standalone stream) only published; KEYS[1] lives ARGV[2] s.
+ */
+static const char push_script[] =
+    "for i = 3, #ARGV do "
+    "if string.byte(ARGV[i], 1) ~= 103 then "
+    "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'm', "
+    "ARGV[i]) end "
+    "redis.call('PUBLISH', KEYS[2], ARGV[i]) end "
+    "if redis.call('EXISTS', KEYS[1]) == 1 then "
+    "redis.call('EXPIRE', KEYS[1], ARGV[2]) end return 1";
+
+/* The entries of KEYS[1] of route ARGV[1] (at their offset 2), oldest
+ * first, at most ARGV[2]. */
+static const char range_script[] =
+    "local out = {} "
+    "for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do "
+    "local v = e[2][2] "
+    "if v ~= nil and string.sub(v, 3, 2 + #ARGV[1]) == ARGV[1] then "
+    "out[#out + 1] = v "
+    "if #out >= tonumber(ARGV[2]) then break end end end "
+    "return out";
 
 struct store;
 
@@ -78,6 +108,8 @@ struct store {
 	char			 instance[33];
 	void			(*ended_fn)(void *, const char *);
 	void			*ended_arg;
+	store_ev_fn		 ev_fn;		/* <prefix>ev:<sid> */
+	void			*ev_arg;
 	/* Deletes asked for while Redis was away (a first write that may
 	 * still land, a session ended): sent when it is back. */
 	struct later {
@@ -91,11 +123,14 @@ struct store {
 struct op {
 	struct store	*st;
 	store_fn	 fn;
+	store_list_fn	 lfn;		/* an array's, instead */
 	void		*arg;
 };
 
 static void	 rconn_start(struct rconn *);
 static void	 flush_later(struct store *);
+static int	 send_op(struct store *, struct op *, int, const char **,
+		    const size_t *);
 
 /* ---- the URL ------------------------------------------------------------ */
 
@@ -299,6 +334,8 @@ rconn_up(struct rconn *rc)
 	rc->failing = 0;
 	if (!rc->sub)
 		flush_later(rc->st);
+	else if (rc->st->ev_fn != NULL)	/* the sessions' channels again */
+		rc->st->ev_fn(rc->st->ev_arg, SEV_RESUB, NULL, NULL, 0);
 }
 
 static void
@@ -579,6 +616,44 @@ mcp__store_on_ended(struct store *st, void (*fn)(void *, const char *),
 	st->ended_arg = arg;
 }
 
+/*
+ * An array of strings for OP's caller, untrusted: at most
+ * STORE_MAX_ITEMS, each at most STORE_MAX_EVENT bytes, or ST_ERR.
+ */
+static void
+list_answer(struct op *op, redisReply *reply)
+{
+	const char	**vals = NULL;
+	size_t		 *lens = NULL, i, n = 0;
+	int		  status = ST_ERR;
+
+	if (reply != NULL && reply->type == REDIS_REPLY_ARRAY &&
+	    reply->elements <= STORE_MAX_ITEMS) {
+		n = reply->elements;
+		vals = calloc(n + 1, sizeof(*vals));
+		lens = calloc(n + 1, sizeof(*lens));
+		status = vals != NULL && lens != NULL ? ST_OK : ST_ERR;
+		for (i = 0; status == ST_OK && i < n; i++) {
+			if (reply->element[i]->type != REDIS_REPLY_STRING ||
+			    reply->element[i]->len > STORE_MAX_EVENT) {
+				mcp_log(MCP_LOG_WARN, "redis: an event log "
+				    "entry not of ours (not a string, or over "
+				    "%u bytes): the replay is refused",
+				    STORE_MAX_EVENT);
+				status = ST_ERR;
+				break;
+			}
+			vals[i] = reply->element[i]->str;
+			lens[i] = reply->element[i]->len;
+		}
+	} else if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
+		MCP_LOG(MCP_LOG_WARN, "redis: error reply: %.120s",
+		    reply->str);
+	op->lfn(op->arg, status, status == ST_OK ? n : 0, vals, lens);
+	free(vals);
+	free(lens);
+}
+
 static void
 op_cb(redisAsyncContext *ac, void *r, void *privdata)
 {
@@ -592,6 +667,11 @@ op_cb(redisAsyncContext *ac, void *r, void *privdata)
 	(void)ac;
 	st->npending--;
 	st->progress_at = ev_now(st->loop);
+	if (op->lfn != NULL) {
+		list_answer(op, reply);
+		free(op);
+		return;
+	}
 	if (reply == NULL)
 		status = ST_ERR;
 	else if (reply->type == REDIS_REPLY_NIL)
@@ -634,7 +714,15 @@ command(struct store *st, store_fn fn, void *arg, int argc,
 		return -1;
 	op->st = st;
 	op->fn = fn;
+	op->lfn = NULL;
 	op->arg = arg;
+	return send_op(st, op, argc, argv, argvlen);
+}
+
+static int
+send_op(struct store *st, struct op *op, int argc, const char **argv,
+    const size_t *argvlen)
+{
 	if (redisAsyncCommandArgv(st->cmd.ac, op_cb, op, argc, argv,
 	    argvlen) != REDIS_OK) {
 		free(op);
@@ -651,6 +739,24 @@ key_of(const struct store *st, const char *sid, char *out, size_t max)
 	int	 n;
 
 	n = snprintf(out, max, "%ssession:%s", st->prefix, sid);
+	return n > 0 && (size_t)n < max ? (size_t)n : 0;
+}
+
+static size_t
+events_key(const struct store *st, const char *sid, char *out, size_t max)
+{
+	int	 n;
+
+	n = snprintf(out, max, "%sevents:%s", st->prefix, sid);
+	return n > 0 && (size_t)n < max ? (size_t)n : 0;
+}
+
+static size_t
+ev_channel(const struct store *st, const char *sid, char *out, size_t max)
+{
+	int	 n;
+
+	n = snprintf(out, max, "%sev:%s", st->prefix, sid);
 	return n > 0 && (size_t)n < max ? (size_t)n : 0;
 }
 
@@ -735,15 +841,21 @@ static int
 del_now(struct store *st, const char *sid, const char *val)
 {
 	char		 key[PREFIX_MAX + 48];
-	const char	*argv[7];
-	size_t		 lens[7];
+	const char	*argv[8];
+	size_t		 lens[8];
+
+	char		 ekey[PREFIX_MAX + 48];
+	size_t		 elen;
 
 	lens[1] = key_of(st, sid, key, sizeof(key));
 	argv[1] = key;
+	elen = events_key(st, sid, ekey, sizeof(ekey));
 	if (val == NULL) {
 		argv[0] = "DEL";
 		lens[0] = 3;
-		if (command(st, NULL, NULL, 2, argv, lens) != 0)
+		argv[2] = ekey;
+		lens[2] = elen;
+		if (command(st, NULL, NULL, 3, argv, lens) != 0)
 			return -1;
 		argv[0] = "PUBLISH";
 		lens[0] = 7;
@@ -757,15 +869,158 @@ del_now(struct store *st, const char *sid, const char *val)
 	lens[0] = 4;
 	argv[1] = del_if_script;
 	lens[1] = sizeof(del_if_script) - 1;
-	argv[2] = "2";
+	argv[2] = "3";
 	lens[2] = 1;
 	argv[3] = key;
 	lens[3] = key_of(st, sid, key, sizeof(key));
 	argv[4] = st->channel;
 	lens[4] = strlen(st->channel);
-	argv[5] = val;
-	lens[5] = strlen(val);
-	argv[6] = sid;
-	lens[6] = strlen(sid);
-	return command(st, NULL, NULL, 7, argv, lens);
+	argv[5] = ekey;
+	lens[5] = elen;
+	argv[6] = val;
+	lens[6] = strlen(val);
+	argv[7] = sid;
+	lens[7] = strlen(sid);
+	return command(st, NULL, NULL, 8, argv, lens);
+}
+
+/* ---- event logs: <prefix>events:<sid>, <prefix>ev:<sid> ---------------- */
+
+void
+mcp__store_on_event(struct store *st, store_ev_fn fn, void *arg)
+{
+	st->ev_fn = fn;
+	st->ev_arg = arg;
+}
+
+const char *
+mcp__store_sub_down(const struct store *st)
+{
+	return st->cmd.up && st->subc.up ? NULL : st->why;
+}
+
+int
+mcp__store_push(struct store *st, const char *sid, int n,
+    const char *const *vals, const size_t *lens, long maxlen, int ttl)
+{
+	char		 key[PREFIX_MAX + 48], chan[PREFIX_MAX + 48];
+	char		 smax[24], secs[24];
+	const char	**argv;
+	size_t		 *argl;
+	int		  i, rc;
+
+	argv = malloc((size_t)(n + 7) * sizeof(*argv));
+	argl = malloc((size_t)(n + 7) * sizeof(*argl));
+	if (argv == NULL || argl == NULL) {
+		free(argv);
+		free(argl);
+		return -1;
+	}
+	argv[0] = "EVAL";
+	argl[0] = 4;
+	argv[1] = push_script;
+	argl[1] = sizeof(push_script) - 1;
+	argv[2] = "2";
+	argl[2] = 1;
+	argv[3] = key;
+	argl[3] = events_key(st, sid, key, sizeof(key));
+	argv[4] = chan;
+	argl[4] = ev_channel(st, sid, chan, sizeof(chan));
+	argv[5] = smax;
+	argl[5] = (size_t)snprintf(smax, sizeof(smax), "%ld", maxlen);
+	argv[6] = secs;
+	argl[6] = (size_t)snprintf(secs, sizeof(secs), "%d", ttl);
+	for (i = 0; i < n; i++) {
+		argv[7 + i] = vals[i];
+		argl[7 + i] = lens[i];
+	}
+	rc = command(st, NULL, NULL, n + 7, argv, argl);
+	free(argv);
+	free(argl);
+	return rc;
+}
+
+int
+mcp__store_range(struct store *st, const char *sid, const char *route,
+    store_list_fn fn, void *arg)
+{
+	char		 key[PREFIX_MAX + 48], max[24];
+	const char	*argv[7];
+	size_t		 lens[7];
+	struct op	*op;
+
+	if (st->freeing || !st->cmd.up || st->cmd.ac == NULL)
+		return -1;
+	op = calloc(1, sizeof(*op));
+	if (op == NULL)
+		return -1;
+	op->st = st;
+	op->lfn = fn;
+	op->arg = arg;
+	argv[0] = "EVAL";
+	lens[0] = 4;
+	argv[1] = range_script;
+	lens[1] = sizeof(range_script) - 1;
+	argv[2] = "1";
+	lens[2] = 1;
+	argv[3] = key;
+	lens[3] = events_key(st, sid, key, sizeof(key));
+	argv[4] = route;
+	lens[4] = strlen(route);
+	argv[5] = max;
+	lens[5] = (size_t)snprintf(max, sizeof(max), "%u", STORE_MAX_ITEMS);
+	return send_op(st, op, 6, argv, lens);
+}
+
+/* A message, or the answer to a SUBSCRIBE, on a session's channel. */
+static void
+chan_cb(redisAsyncContext *ac, void *r, void *privdata)
+{
+	redisReply	*reply = r, *kind, *chan, *msg;
+	struct store	*st = privdata;
+	size_t		 plen = strlen(st->prefix) + 3, i;
+	char		 sid[33];
+
+	(void)ac;
+	if (reply == NULL || reply->type != REDIS_REPLY_ARRAY ||
+	    reply->elements != 3 || st->ev_fn == NULL)
+		return;
+	kind = reply->element[0];
+	chan = reply->element[1];
+	msg = reply->element[2];
+	if (kind->type != REDIS_REPLY_STRING ||
+	    chan->type != REDIS_REPLY_STRING || chan->len != plen + 32)
+		return;
+	memcpy(sid, chan->str + plen, 32);
+	sid[32] = '\0';
+	for (i = 0; i < 32; i++)
+		if (!((sid[i] >= '0' && sid[i] <= '9') ||
+		    (sid[i] >= 'a' && sid[i] <= 'f')))
+			return;
+	if (strcmp(kind->str, "subscribe") == 0)
+		st->ev_fn(st->ev_arg, SEV_SUBSCRIBED, sid, NULL, 0);
+	else if (strcmp(kind->str, "message") == 0 &&
+	    msg->type == REDIS_REPLY_STRING) {
+		if (msg->len > STORE_MAX_EVENT) {
+			mcp_log(MCP_LOG_WARN, "redis: a message of %zu bytes "
+			    "on %.*s, over %u: dropped", (size_t)msg->len,
+			    (int)chan->len, chan->str, STORE_MAX_EVENT);
+			return;
+		}
+		st->ev_fn(st->ev_arg, SEV_MESSAGE, sid, msg->str, msg->len);
+	}
+}
+
+int
+mcp__store_sub(struct store *st, const char *sid, int on)
+{
+	char	 chan[PREFIX_MAX + 48];
+	size_t	 n;
+
+	if (st->freeing || !st->subc.up || st->subc.ac == NULL)
+		return -1;
+	n = ev_channel(st, sid, chan, sizeof(chan));
+	return redisAsyncCommand(st->subc.ac, on ? chan_cb : NULL, on ? st :
+	    NULL, on ? "SUBSCRIBE %b" : "UNSUBSCRIBE %b", chan, n) ==
+	    REDIS_OK ? 0 : -1;
 }

@@ -135,6 +135,37 @@ int	 mcp__store_set(struct store *st, const char *sid, const char *val,
 int	 mcp__store_del(struct store *st, const char *sid, const char *val)
 	    MCP_HIDDEN;
 
+/*
+ * Event logs (transport_streamable.c): the events of a session's SSE
+ * streams in the Redis Stream <prefix>events:<sid> (one field, m), and
+ * published on <prefix>ev:<sid> for the instance holding a stream.
+ */
+#define STORE_MAX_EVENT	(4u * 1024 * 1024)	/* an entry read back */
+#define STORE_MAX_ITEMS	4096u			/* entries in a replay */
+typedef void	(*store_list_fn)(void *arg, int status, size_t n,
+		    const char *const *vals, const size_t *lens);
+enum { SEV_MESSAGE, SEV_SUBSCRIBED, SEV_RESUB };
+/* MESSAGE: VAL (LEN bytes, untrusted) came on SID's channel;
+ * SUBSCRIBED: SID's channel is listened to; RESUB: the subscriber is
+ * (back) up, with no channel but <prefix>ended: subscribe again. */
+typedef void	(*store_ev_fn)(void *arg, int what, const char *sid,
+		    const char *val, size_t len);
+void	 mcp__store_on_event(struct store *st, store_ev_fn fn, void *arg)
+	    MCP_HIDDEN;
+/* NULL when both connections are up; else why not. */
+const char *mcp__store_sub_down(const struct store *st) MCP_HIDDEN;
+/* One EVAL: each of VALS XADDed (MAXLEN ~ MAXLEN; not those of kind
+ * g) and published; the key's TTL set to TTL. */
+int	 mcp__store_push(struct store *st, const char *sid, int n,
+	    const char *const *vals, const size_t *lens, long maxlen,
+	    int ttl) MCP_HIDDEN;
+/* The entries of SID's log of route ROUTE, oldest first, to FN. */
+int	 mcp__store_range(struct store *st, const char *sid,
+	    const char *route, store_list_fn fn, void *arg) MCP_HIDDEN;
+/* (UN)SUBSCRIBE SID's channel; ON: messages to the store_ev_fn. */
+int	 mcp__store_sub(struct store *st, const char *sid, int on)
+	    MCP_HIDDEN;
+
 /* The MCP transports over HTTP, by the routes they take. */
 enum {
 	HT_SSE,		/* GET /sse, POST /messages */
@@ -145,6 +176,9 @@ struct http_transport;
 /* The store's mcp__store_on_ended, with the daemon H: session SID ended
  * on another instance, so its copy here ends too (no DEL). */
 void	 mcp__streamable_ended(void *h, const char *sid) MCP_HIDDEN;
+/* The store's store_ev_fn, with the daemon H. */
+void	 mcp__streamable_event(void *h, int what, const char *sid,
+	    const char *val, size_t len) MCP_HIDDEN;
 extern const struct http_transport mcp__sse_transport MCP_HIDDEN;
 extern const struct http_transport mcp__streamable_transport MCP_HIDDEN;
 
