@@ -13,6 +13,10 @@
 #     channel and a forged entry in its stream are dropped with a log line;
 #   - a GET stream on notes-server B hears the resources/updated that a
 #     call on notes-server A caused (A holds no stream: relayed);
+#   - a sampling request of a call on conformance-server A answered
+#     through B reaches the call; a notifications/cancelled POSTed to
+#     mcp-demo 2 stops a call on mcp-demo 1; forged relayed messages are
+#     dropped with a log line;
 #   - DELETE: no key of the session is left (SCAN);
 #   - Redis stopped: a resumption on another instance gets 503 with the
 #     reason; Redis back: it works again.
@@ -23,6 +27,7 @@ cd "$(dirname "$0")/.." || exit 1
 : "${NOTES_SERVER:=$MCP_BUILD/notes-server}"
 need_built "$MCP_DEMO"
 need_built "$NOTES_SERVER"
+need_built "$CONFORMANCE_SERVER"
 need_node
 command -v redis-server >/dev/null 2>&1 ||
 	bail "redis-server is installed (tools/bootstrap.sh test)"
@@ -87,12 +92,14 @@ start_srv 2 "$MCP_DEMO"
 start_srv 3 "$MCP_DEMO"
 start_srv 4 "$NOTES_SERVER"
 start_srv 5 "$NOTES_SERVER"
+start_srv 6 "$CONFORMANCE_SERVER"
+start_srv 7 "$CONFORMANCE_SERVER"
 [ -n "$port_1" ] && [ -n "$port_2" ] && [ -n "$port_3" ] &&
-    [ -n "$port_4" ] && [ -n "$port_5" ]
-ok $? "three mcp-demo and two notes-server instances with --redis listen" \
+    [ -n "$port_4" ] && [ -n "$port_5" ] && [ -n "$port_6" ] && [ -n "$port_7" ]
+ok $? "three mcp-demo, two notes-server and two conformance-server instances with --redis listen" \
     "$tmp/srv1.log"
 i=0
-while [ $i -lt 50 ] && [ "$(cat "$tmp"/srv*.log | grep -c 'redis: connection to .* up')" -lt 5 ]; do
+while [ $i -lt 50 ] && [ "$(cat "$tmp"/srv*.log | grep -c 'redis: connection to .* up')" -lt 7 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
@@ -294,6 +301,66 @@ grep -q "a message on its Redis channel not of ours" "$tmp/srv4.log" ||
     grep -q "a message on its Redis channel not of ours" "$tmp/srv5.log"
 ok $? "forged messages on the session's channel: dropped with a log line"
 
+# ---- requests to the client, and cancels, through another instance -------
+
+C6=http://127.0.0.1:$port_6/mcp
+C7=http://127.0.0.1:$port_7/mcp
+post "$C6" '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"'$V'","capabilities":{"sampling":{},"elicitation":{}},"clientInfo":{"name":"curl","version":"1"}}}'
+s6=$got_sid
+post "$C6" "$inited" "$s6"
+ok $([ "$code" = 202 ] && [ -n "$s6" ]; echo $?) "a session with sampling opened on conformance-server A" "$tmp/resp"
+curl -sN --max-time 10 -H "$H1" -H "$H2" -H "Mcp-Session-Id: $s6" \
+    -H "MCP-Protocol-Version: $V" --data-binary \
+    '{"jsonrpc":"2.0","id":30,"method":"tools/call","params":{"name":"test_sampling","arguments":{"prompt":"hi"}}}' \
+    "$C6" >"$tmp/samp" 2>/dev/null &
+spid=$!
+i=0
+while [ $i -lt 50 ] && ! grep -q 'sampling/createMessage' "$tmp/samp"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+rid=$(sed -n 's/.*"id":"\(s[0-9]*-[0-9a-f]*\)".*/\1/p' "$tmp/samp" | head -n 1)
+case $rid in
+s[0-9]*-[0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f][0-9a-f]) r=0 ;;
+*) r=1 ;;
+esac
+ok $r "its call's sampling/createMessage has an id naming the instance ($rid)" "$tmp/samp"
+post "$C7" '{"jsonrpc":"2.0","id":"s999-'"${rid#*-}"'","result":{"role":"assistant","content":{"type":"text","text":"stray"},"model":"m"}}' "$s6"
+post "$C7" '{"jsonrpc":"2.0","id":"'"$rid"'","result":{"role":"assistant","content":{"type":"text","text":"relayed"},"model":"m"}}' "$s6"
+c=$code
+wait $spid
+[ "$c" = 202 ] && grep -q 'LLM response: relayed' "$tmp/samp" &&
+    ! grep -q stray "$tmp/samp"
+ok $? "its answer POSTed to instance B (202) reaches the call on A, a stray one does not (got $c)" \
+    "$tmp/samp"
+grep -q "a response relayed to ${rid#*-}" "$tmp/srv7.log"
+ok $? "B logged the relay to A's channel" "$tmp/srv7.log"
+rcli publish "${prefix}inst:${rid#*-}" "r $s6 {\"jsonrpc\":\"2.0\"" >/dev/null
+rcli publish "${prefix}inst:all" "c $s6 {\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"id\":1}" >/dev/null
+rcli publish "${prefix}inst:all" "c nosession" >/dev/null
+sleep 0.3
+[ "$(grep -c 'relayed message not of ours' "$tmp/srv6.log")" -ge 2 ] &&
+    grep -q 'relayed message not of ours' "$tmp/srv7.log"
+ok $? "forged relayed messages (not JSON, not a cancel, no session) are dropped with a log line" \
+    "$tmp/srv6.log"
+
+open_session "http://127.0.0.1:$port_1/mcp"
+s7=$sid
+t0=$(date +%s)
+curl -sN --max-time 10 -H "$H1" -H "$H2" -H "Mcp-Session-Id: $s7" \
+    -H "MCP-Protocol-Version: $V" --data-binary "$(sleep_call 40 4000)" \
+    "http://127.0.0.1:$port_1/mcp" >"$tmp/cancel" 2>/dev/null &
+cpid=$!
+sleep 0.6
+post "http://127.0.0.1:$port_2/mcp" '{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":40,"reason":"test"}}' "$s7"
+c=$code
+wait $cpid
+t1=$(date +%s)
+[ "$c" = 202 ] && [ $((t1 - t0)) -lt 3 ] && ! grep -q 'slept' "$tmp/cancel" &&
+    grep -q 'cancelled by the client (through another instance)' "$tmp/srv1.log"
+ok $? "notifications/cancelled POSTed to instance 2 stops the sleep running on instance 1 ($c, $((t1 - t0)) s)" \
+    "$tmp/srv1.log"
+
 # ---- DELETE: nothing left -------------------------------------------------
 
 for s in "$s1" "$s2" "$s3"; do
@@ -336,7 +403,7 @@ resume "http://127.0.0.1:$port_2/mcp" "$s5" "$last" "$tmp/back"
 ok $? "Redis back: a new session's call resumed on another instance again (got $code)" \
     "$tmp/back"
 
-for k in 1 2 3 4 5; do
+for k in 1 2 3 4 5 6 7; do
 	eval "p=\$pid_$k"
 	stop "$p"
 	[ "$status" = 0 ] || break

@@ -6,7 +6,10 @@
  * says so, so that the others drop their copies, and to <prefix>ev:<sid>
  * for the sessions whose streams the transport holds (their events:
  * mcp__store_push XADDs to <prefix>events:<sid> and PUBLISHes in one
- * EVAL, mcp__store_range reads a route's back). No call here blocks:
+ * EVAL, mcp__store_range reads a route's back), and to
+ * <prefix>inst:<tag> and <prefix>inst:all, where the others relay what
+ * a client gave them for this instance (mcp__store_relay: a response
+ * to one of its requests, a cancel). No call here blocks:
  * a host name is resolved once by mcp__store_new, before the loop runs,
  * and every connect, command and reply goes through the loop. A lost
  * connection is retried with a backoff (100 ms doubling to 2 s); each
@@ -106,6 +109,9 @@ struct store {
 	int			 freeing;
 	char			 why[160];	/* the 503's reason */
 	char			 instance[33];
+	char			 tag[9];	/* its first 8 digits */
+	char			 ichan[PREFIX_MAX + 16];  /* <prefix>inst:<tag> */
+	char			 achan[PREFIX_MAX + 16];  /* <prefix>inst:all */
 	void			(*ended_fn)(void *, const char *);
 	void			*ended_arg;
 	store_ev_fn		 ev_fn;		/* <prefix>ev:<sid> */
@@ -131,6 +137,8 @@ static void	 rconn_start(struct rconn *);
 static void	 flush_later(struct store *);
 static int	 send_op(struct store *, struct op *, int, const char **,
 		    const size_t *);
+static int	 command(struct store *, store_fn, void *, int,
+		    const char **, const size_t *);
 
 /* ---- the URL ------------------------------------------------------------ */
 
@@ -415,6 +423,47 @@ ended_cb(redisAsyncContext *ac, void *r, void *privdata)
 		st->ended_fn(st->ended_arg, msg->str);
 }
 
+/*
+ * A message on <prefix>inst:<tag> or <prefix>inst:all, relayed by
+ * another instance: "K SID JSON", untrusted, to the transport.
+ */
+static void
+inst_cb(redisAsyncContext *ac, void *r, void *privdata)
+{
+	redisReply	*reply = r, *kind, *msg;
+	struct store	*st = privdata;
+	char		 sid[33];
+	size_t		 i;
+
+	(void)ac;
+	if (reply == NULL || reply->type != REDIS_REPLY_ARRAY ||
+	    reply->elements != 3 || st->ev_fn == NULL)
+		return;
+	kind = reply->element[0];
+	msg = reply->element[2];
+	if (kind->type != REDIS_REPLY_STRING ||
+	    strcmp(kind->str, "message") != 0 ||
+	    msg->type != REDIS_REPLY_STRING)
+		return;
+	if (msg->len > STORE_MAX_VALUE || msg->len < 36 ||
+	    msg->str[1] != ' ' || msg->str[34] != ' ') {
+		mcp_log(MCP_LOG_WARN, "redis: a relayed message not of ours "
+		    "(%zu bytes): dropped", (size_t)msg->len);
+		return;
+	}
+	for (i = 0; i < 32; i++) {
+		sid[i] = msg->str[2 + i];
+		if (!((sid[i] >= '0' && sid[i] <= '9') ||
+		    (sid[i] >= 'a' && sid[i] <= 'f'))) {
+			mcp_log(MCP_LOG_WARN, "redis: a relayed message "
+			    "with no session id of ours: dropped");
+			return;
+		}
+	}
+	sid[32] = '\0';
+	st->ev_fn(st->ev_arg, SEV_RELAY, sid, msg->str, msg->len);
+}
+
 static void
 rconn_start(struct rconn *rc)
 {
@@ -462,9 +511,13 @@ rconn_start(struct rconn *rc)
 	else if (st->password != NULL)
 		redisAsyncCommand(ac, hello_cb, "AUTH", "AUTH %s",
 		    st->password);
-	if (rc->sub)
+	if (rc->sub) {
 		redisAsyncCommand(ac, ended_cb, NULL, "SUBSCRIBE %b",
 		    st->channel, strlen(st->channel));
+		redisAsyncCommand(ac, inst_cb, st, "SUBSCRIBE %b %b",
+		    st->ichan, strlen(st->ichan), st->achan,
+		    strlen(st->achan));
+	}
 	else {
 		if (st->db != 0)
 			redisAsyncCommand(ac, hello_cb, "SELECT", "SELECT %d",
@@ -532,6 +585,7 @@ mcp__store_new(struct mcp_server *srv, const struct http_conf *conf)
 	st->loop = srv->loop;
 	if (mcp__http_new_id(st->instance) != 0)
 		goto fail;
+	memcpy(st->tag, st->instance, 8);
 	if (conf->redis_password != NULL &&
 	    (st->password = strdup(conf->redis_password)) == NULL)
 		goto fail;
@@ -544,6 +598,9 @@ mcp__store_new(struct mcp_server *srv, const struct http_conf *conf)
 	prefix = conf->redis_prefix != NULL ? conf->redis_prefix : "mcp:";
 	snprintf(st->prefix, sizeof(st->prefix), "%s", prefix);
 	snprintf(st->channel, sizeof(st->channel), "%sended", st->prefix);
+	snprintf(st->ichan, sizeof(st->ichan), "%sinst:%s", st->prefix,
+	    st->tag);
+	snprintf(st->achan, sizeof(st->achan), "%sinst:all", st->prefix);
 	snprintf(st->why, sizeof(st->why), "session store unavailable: "
 	    "Redis at %s: not connected yet", st->shown);
 	st->cmd.st = st->subc.st = st;
@@ -600,6 +657,44 @@ const char *
 mcp__store_instance(const struct store *st)
 {
 	return st->instance;
+}
+
+const char *
+mcp__store_tag(const struct store *st)
+{
+	return st->tag;
+}
+
+int
+mcp__store_relay(struct store *st, const char *tag, int kind,
+    const char *sid, const char *json, size_t len)
+{
+	char		 chan[PREFIX_MAX + 16];
+	const char	*argv[3];
+	size_t		 lens[3];
+	struct buf	 b = { 0 };
+	int		 rc;
+
+	if (strlen(sid) != 32)
+		return -1;
+	lens[1] = (size_t)snprintf(chan, sizeof(chan), "%sinst:%.8s",
+	    st->prefix, tag != NULL ? tag : "all");
+	if (mcp__buf_addc(&b, (char)kind) != MCP_OK ||
+	    mcp__buf_addc(&b, ' ') != MCP_OK ||
+	    mcp__buf_add(&b, sid, 32) != MCP_OK ||
+	    mcp__buf_addc(&b, ' ') != MCP_OK ||
+	    mcp__buf_add(&b, json, len) != MCP_OK) {
+		mcp__buf_free(&b);
+		return -1;
+	}
+	argv[0] = "PUBLISH";
+	lens[0] = 7;
+	argv[1] = chan;
+	argv[2] = b.data;
+	lens[2] = b.len;
+	rc = command(st, NULL, NULL, 3, argv, lens);
+	mcp__buf_free(&b);
+	return rc;
 }
 
 const char *

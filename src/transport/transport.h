@@ -144,14 +144,22 @@ int	 mcp__store_del(struct store *st, const char *sid, const char *val)
 #define STORE_MAX_ITEMS	4096u			/* entries in a replay */
 typedef void	(*store_list_fn)(void *arg, int status, size_t n,
 		    const char *const *vals, const size_t *lens);
-enum { SEV_MESSAGE, SEV_SUBSCRIBED, SEV_RESUB };
-/* MESSAGE: VAL (LEN bytes, untrusted) came on SID's channel;
+enum { SEV_MESSAGE, SEV_SUBSCRIBED, SEV_RESUB, SEV_RELAY };
+/* MESSAGE: VAL (LEN bytes, untrusted) came on SID's channel; RELAY:
+ * VAL, "K SID JSON", came on this instance's channel (its SID checked);
  * SUBSCRIBED: SID's channel is listened to; RESUB: the subscriber is
  * (back) up, with no channel but <prefix>ended: subscribe again. */
 typedef void	(*store_ev_fn)(void *arg, int what, const char *sid,
 		    const char *val, size_t len);
 void	 mcp__store_on_event(struct store *st, store_ev_fn fn, void *arg)
 	    MCP_HIDDEN;
+/* This instance's tag: the first 8 digits of its id (in event ids and
+ * the ids of its requests to clients). */
+const char *mcp__store_tag(const struct store *st) MCP_HIDDEN;
+/* PUBLISHes "KIND SID JSON" on <prefix>inst:<TAG> (TAG NULL: on
+ * <prefix>inst:all), which that instance (every one) listens to. */
+int	 mcp__store_relay(struct store *st, const char *tag, int kind,
+	    const char *sid, const char *json, size_t len) MCP_HIDDEN;
 /* NULL when both connections are up; else why not. */
 const char *mcp__store_sub_down(const struct store *st) MCP_HIDDEN;
 /* One EVAL: each of VALS XADDed (MAXLEN ~ MAXLEN; not those of kind

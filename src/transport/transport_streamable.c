@@ -195,6 +195,8 @@ static int	 st_send(struct session *, void *, const char *, size_t, int);
 static void	 st_hold(struct session *, void *, int);
 static void	 st_close(struct session *, void *);
 static void	 st_end(struct session *);
+static void	 st_relay(struct session *, int, const char *, const char *,
+		    size_t);
 static int	 ending_done(struct ssess *, double);
 static void	 mirror_flush(struct route *);
 static void	 mirror_cb(struct ev_loop *, ev_timer *, int);
@@ -211,6 +213,7 @@ static const struct session_ops st_ops = {
 	st_close,
 	st_end,
 	MT_STREAMABLE,
+	st_relay,
 };
 
 static uint64_t
@@ -770,6 +773,7 @@ ssess_adopt(struct http *h, const char *sid, const char *val, size_t len)
 	ss->hash = mcp__hash(ss->id);
 	ss->seen = ev_now(h->srv->loop);
 	ss->adopted = 1;
+	ss->sess->inst = mcp__store_tag(h->conf->store);
 	/* Renewed at once, by this instance: its own record. */
 	ss->stored_at = 1;
 	ss->rec_level = -1;
@@ -2000,6 +2004,8 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		/* Other instances may serve it: what lives in this process
 		 * only (tasks) is not offered. */
 		ss->sess->shared = h->conf->store != NULL;
+		if (h->conf->store != NULL)
+			ss->sess->inst = mcp__store_tag(h->conf->store);
 		fresh = 1;
 	} else {
 		ss = session_of(h, conn, rq->sid, rq->version, rq->origin,
@@ -2292,6 +2298,26 @@ relay_out(struct ssess *ss, const char *json, size_t len)
 	return rc;
 }
 
+/* session_ops relay: a message for instance TAG (NULL: all). */
+static void
+st_relay(struct session *s, int kind, const char *tag, const char *json,
+    size_t len)
+{
+	struct ssess	*ss = s->tdata;
+
+	if (ss == NULL || ss->stateless || ss->h->conf->store == NULL)
+		return;
+	if (mcp__store_relay(ss->h->conf->store, tag, kind, ss->id, json,
+	    len) != 0)
+		mcp_log(MCP_LOG_WARN, "mcp: session %.8s: a %s for another "
+		    "instance lost: Redis unavailable", ss->id,
+		    kind == RELAY_ANSWER ? "response" : "cancel");
+	else
+		MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s: a %s relayed to %s",
+		    ss->id, kind == RELAY_ANSWER ? "response" : "cancel",
+		    tag != NULL ? tag : "every instance");
+}
+
 /* SS's channel is listened to from now on, until it ends here. */
 static void
 sub_want(struct ssess *ss)
@@ -2421,6 +2447,17 @@ mcp__streamable_event(void *arg, int what, const char *sid,
 	}
 	if ((ss = find(h, sid)) == NULL || ss->stateless)
 		return;
+	if (what == SEV_RELAY) {
+		/* "K SID JSON": a response to one of our requests, or a
+		 * cancel, that the client gave another instance. */
+		if (ss->sess->inst == NULL || len < 37 ||
+		    mcp__protocol_relayed(ss->sess, val[0], val + 35,
+		    len - 35) != MCP_OK)
+			mcp_log(MCP_LOG_WARN, "mcp: session %.8s: a relayed "
+			    "message not of ours (%zu bytes): dropped",
+			    ss->id, len);
+		return;
+	}
 	if (what == SEV_SUBSCRIBED) {
 		ss->sub = 2;
 		for (rp = ss->replays; rp != NULL; rp = rp->next)
