@@ -18,6 +18,9 @@
 #     mcp-demo 2 stops a call on mcp-demo 1; forged relayed messages are
 #     dropped with a log line;
 #   - DELETE: no key of the session is left (SCAN);
+#   - kill -9 of an instance running a streamed call: another instance
+#     (one: a lock) writes an error answer into the call's event log, so
+#     that a resumption gets it, not silence;
 #   - Redis stopped: a resumption on another instance gets 503 with the
 #     reason; Redis back: it works again.
 # Prints TAP; everything it starts is stopped by PID.
@@ -403,7 +406,39 @@ resume "http://127.0.0.1:$port_2/mcp" "$s5" "$last" "$tmp/back"
 ok $? "Redis back: a new session's call resumed on another instance again (got $code)" \
     "$tmp/back"
 
-for k in 1 2 3 4 5 6 7; do
+# ---- a lost instance -------------------------------------------------------
+
+open_session "http://127.0.0.1:$port_1/mcp"
+s8=$sid
+cut_post "http://127.0.0.1:$port_1/mcp" "$s8" 50 8000 0.6 "$tmp/cut8"
+sleep 1.5
+[ "$(rcli exists "${prefix}alive:${last%%-*}")" = 1 ] &&
+    rcli get "${prefix}calls:${last%%-*}" | grep -q "$s8"
+ok $? "instance 1, running a streamed call, beats (${prefix}alive:<tag>) and records it (${prefix}calls:<tag>)"
+kill -KILL "$pid_1"
+wait "$pid_1" 2>/dev/null
+pids=$(echo "$pids" | sed "s/ $pid_1//")
+t0=$(date +%s)
+resume "http://127.0.0.1:$port_2/mcp" "$s8" "$last" "$tmp/lost" 12
+t1=$(date +%s)
+tr -d '\r' <"$tmp/lost" | sed -n 's/^data: //p' | tail -n 1 >"$tmp/lost.last"
+[ "$code" = 200 ] && grep -q '"id":50,"error":{"code":-32603' "$tmp/lost.last" &&
+    grep -q 'was lost' "$tmp/lost.last" && [ $((t1 - t0)) -lt 10 ]
+ok $? "kill -9 of instance 1 mid-call: a resumption on instance 2 gets the events up to then, then an error answer for the call, and ends ($((t1 - t0)) s)" \
+    "$tmp/lost"
+n_lost=$(cat "$tmp/srv2.log" "$tmp/srv3.log" "$tmp/srv4.log" "$tmp/srv5.log" \
+    "$tmp/srv6.log" "$tmp/srv7.log" | grep -c "instance ${last%%-*} lost")
+[ "$n_lost" -eq 1 ]
+ok $? "exactly one other instance answered for it (SET NX lock; $n_lost logged it)"
+sleep 1.2
+[ "$(rcli exists "${prefix}calls:${last%%-*}")" = 0 ] &&
+    [ "$(rcli sismember "${prefix}instances" "${last%%-*}")" = 0 ]
+ok $? "the lost instance's record is gone from Redis"
+resume "http://127.0.0.1:$port_3/mcp" "$s8" "$last" "$tmp/lost2" 5
+tr -d '\r' <"$tmp/lost2" | sed -n 's/^data: //p' | tail -n 1 | grep -q 'was lost'
+ok $? "resumed later on instance 3: the same error answer, from the log (got $code)" "$tmp/lost2"
+
+for k in 2 3 4 5 6 7; do
 	eval "p=\$pid_$k"
 	stop "$p"
 	[ "$status" = 0 ] || break

@@ -620,6 +620,10 @@ mcp__server_start(struct mcp_server *srv)
 			    mcp__streamable_ended, host->http);
 			mcp__store_on_event(host->hconf.store,
 			    mcp__streamable_event, host->http);
+			mcp__store_on_beat(host->hconf.store,
+			    mcp__streamable_calls, host->http,
+			    mcp__streamable_maxlen(host->http),
+			    mcp__streamable_ttl(host->http));
 		}
 	}
 	if (host->want_stdio) {

@@ -1210,6 +1210,33 @@ mcp__protocol_drop_route(struct session *s, void *route)
 	mcp__server_check_drained(s->srv);
 }
 
+/* Loop: the ids of the calls answering on ROUTE, as a JSON array (to
+ * free), or NULL for none. */
+char *
+mcp__protocol_route_ids(struct session *s, void *route)
+{
+	struct mcp_call	*c;
+	json_t		*a = NULL;
+	char		*text;
+	size_t		 i;
+
+	for (i = 0; i < s->nbuckets; i++)
+		for (c = s->buckets[i]; c != NULL; c = c->hnext) {
+			if (c->dropped || c->id == NULL || route == NULL ||
+			    (c->route != route && (c->batch == NULL ||
+			    c->batch->route != route)))
+				continue;
+			if (a == NULL && (a = json_array()) == NULL)
+				return NULL;
+			(void)json_array_append(a, c->id);
+		}
+	if (a == NULL)
+		return NULL;
+	text = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return text;
+}
+
 static void
 do_cancelled(struct session *s, json_t *params)
 {

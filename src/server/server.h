@@ -838,6 +838,9 @@ void	 mcp__protocol_drop(struct mcp_call *c) MCP_HIDDEN;
  * untrusted): MCP_OK, or MCP_EINVAL when it is not one. */
 int	 mcp__protocol_relayed(struct session *s, int kind, const char *json,
 	    size_t len) MCP_HIDDEN;
+/* Loop: the ids of S's calls answering on ROUTE, a JSON array (to free),
+ * or NULL for none. */
+char	*mcp__protocol_route_ids(struct session *s, void *route) MCP_HIDDEN;
 void	 mcp__protocol_drop_route(struct session *s, void *route)
 	    MCP_HIDDEN;
 /* Grace period over: answer every call still running with an error. */

@@ -37,6 +37,8 @@
 #define BACKOFF_MIN	0.1	/* s before the first retry */
 #define BACKOFF_MAX	2.0
 #define PREFIX_MAX	64
+#define BEAT_EVERY	1.0	/* s between heartbeats */
+#define BEAT_TTL	3	/* s a heartbeat lives: then lost */
 
 /* Deletes KEYS[1] (and its event log, KEYS[3]) if it still holds
  * ARGV[1], and announces ARGV[2] on KEYS[2]: the idle end of a session
@@ -60,6 +62,66 @@ static const char push_script[] =
     "redis.call('PUBLISH', KEYS[2], ARGV[i]) end "
     "if redis.call('EXISTS', KEYS[1]) == 1 then "
     "redis.call('EXPIRE', KEYS[1], ARGV[2]) end return 1";
+
+/*
+ * Once a second, each instance: while it runs calls on streamed routes,
+ * its heartbeat (<prefix>alive:<tag>, a BEAT_TTL s TTL), those calls
+ * (<prefix>calls:<tag>: [[sid, route, [ids]], ...]) and its name in
+ * <prefix>instances; once it runs none (ARGV[3] "[]") after some
+ * (ARGV[7] 1), none of them. Then, for each other instance whose heartbeat is
+ * gone, the one instance taking <prefix>lock:<tag> (SET NX) writes an
+ * error answer for each of its calls into the session's event log, and
+ * the route's end, and publishes them, so that a client resuming gets
+ * an answer, not silence. ARGV: prefix, tag, calls, BEAT_TTL, MAXLEN,
+ * the events' TTL, was on. Answers "<tag> <calls>" for each instance
+ * handled.
+ */
+static const char beat_script[] =
+    "local p, me = ARGV[1], ARGV[2] "
+    "if ARGV[3] ~= '[]' then "
+    "redis.call('SET', p .. 'alive:' .. me, '1', 'EX', ARGV[4]) "
+    "redis.call('SET', p .. 'calls:' .. me, ARGV[3], 'EX', 600) "
+    "redis.call('SADD', p .. 'instances', me) "
+    "redis.call('EXPIRE', p .. 'instances', 600) "
+    "elseif ARGV[7] == '1' then "
+    "redis.call('DEL', p .. 'alive:' .. me, p .. 'calls:' .. me) "
+    "redis.call('SREM', p .. 'instances', me) end "
+    "local out = {} "
+    "for _, t in ipairs(redis.call('SMEMBERS', p .. 'instances')) do "
+    "if t ~= me and redis.call('EXISTS', p .. 'alive:' .. t) == 0 and "
+    "redis.call('SET', p .. 'lock:' .. t, me, 'NX', 'EX', 60) then "
+    "local n = 0 "
+    "local c = redis.call('GET', p .. 'calls:' .. t) "
+    "local ok, list = pcall(cjson.decode, c or '[]') "
+    "if not ok or type(list) ~= 'table' then list = {} end "
+    "for _, e in ipairs(list) do "
+    "if type(e) == 'table' and type(e[1]) == 'string' and "
+    "type(e[2]) == 'string' and type(e[3]) == 'table' then "
+    "local key, chan = p .. 'events:' .. e[1], p .. 'ev:' .. e[1] "
+    "local pre, last, ended = e[2] .. ' ', 0, false "
+    "for _, x in ipairs(redis.call('XRANGE', key, '-', '+')) do "
+    "local v = x[2][2] "
+    "if v ~= nil and string.sub(v, 3, 2 + #pre) == pre then "
+    "if string.sub(v, 1, 1) == 'e' then ended = true end "
+    "local s = tonumber(string.match(string.sub(v, 3 + #pre), '^%d+')) "
+    "if s ~= nil and s > last then last = s end end end "
+    "if not ended and redis.call('EXISTS', key) == 1 then "
+    "local ms = {} "
+    "for _, id in ipairs(e[3]) do "
+    "last = last + 1 n = n + 1 "
+    "ms[#ms + 1] = 'm ' .. e[2] .. ' ' .. last .. "
+    "' {\"jsonrpc\":\"2.0\",\"id\":' .. cjson.encode(id) .. "
+    "',\"error\":{\"code\":-32603,\"message\":\"the server instance "
+    "running this call was lost\"}}' end "
+    "ms[#ms + 1] = 'e ' .. e[2] .. ' ' .. last "
+    "for _, m in ipairs(ms) do "
+    "redis.call('XADD', key, 'MAXLEN', '~', ARGV[5], '*', 'm', m) "
+    "redis.call('PUBLISH', chan, m) end "
+    "redis.call('EXPIRE', key, ARGV[6]) end end end "
+    "redis.call('DEL', p .. 'calls:' .. t) "
+    "redis.call('SREM', p .. 'instances', t) "
+    "out[#out + 1] = t .. ' ' .. n end end "
+    "return out";
 
 /* The entries of KEYS[1] of route ARGV[1] (at their offset 2), oldest
  * first, at most ARGV[2]. */
@@ -116,6 +178,13 @@ struct store {
 	void			*ended_arg;
 	store_ev_fn		 ev_fn;		/* <prefix>ev:<sid> */
 	void			*ev_arg;
+	store_beat_fn		 beat_fn;	/* the calls for the beat */
+	void			*beat_arg;
+	long			 beat_max;	/* the events' MAXLEN, TTL */
+	int			 beat_ttl;
+	int			 beating;	/* a beat unanswered */
+	int			 beat_on;	/* its keys are in Redis */
+	ev_timer		 beat;
 	/* Deletes asked for while Redis was away (a first write that may
 	 * still land, a session ended): sent when it is back. */
 	struct later {
@@ -139,6 +208,7 @@ static int	 send_op(struct store *, struct op *, int, const char **,
 		    const size_t *);
 static int	 command(struct store *, store_fn, void *, int,
 		    const char **, const size_t *);
+static void	 beat_cb(struct ev_loop *, ev_timer *, int);
 
 /* ---- the URL ------------------------------------------------------------ */
 
@@ -610,6 +680,8 @@ mcp__store_new(struct mcp_server *srv, const struct http_conf *conf)
 	st->cmd.retry.data = &st->cmd;
 	ev_timer_init(&st->subc.retry, retry_cb, 0.0, 0.0);
 	st->subc.retry.data = &st->subc;
+	ev_timer_init(&st->beat, beat_cb, BEAT_EVERY, BEAT_EVERY);
+	st->beat.data = st;
 	ev_timer_init(&st->watchdog, watchdog_cb, 1.0, 1.0);
 	st->watchdog.data = st;
 	ev_timer_start(st->loop, &st->watchdog);
@@ -630,6 +702,7 @@ mcp__store_free(struct store *st)
 		return;
 	st->freeing = 1;
 	ev_timer_stop(st->loop, &st->watchdog);
+	ev_timer_stop(st->loop, &st->beat);
 	ev_timer_stop(st->loop, &st->cmd.retry);
 	ev_timer_stop(st->loop, &st->subc.retry);
 	/* Pending callbacks run now, with no reply: ST_ERR. */
@@ -1118,4 +1191,91 @@ mcp__store_sub(struct store *st, const char *sid, int on)
 	return redisAsyncCommand(st->subc.ac, on ? chan_cb : NULL, on ? st :
 	    NULL, on ? "SUBSCRIBE %b" : "UNSUBSCRIBE %b", chan, n) ==
 	    REDIS_OK ? 0 : -1;
+}
+
+/* ---- heartbeats: a lost instance's calls answered ---------------------- */
+
+void
+mcp__store_on_beat(struct store *st, store_beat_fn fn, void *arg,
+    long maxlen, int ttl)
+{
+	st->beat_fn = fn;
+	st->beat_arg = arg;
+	st->beat_max = maxlen;
+	st->beat_ttl = ttl;
+	if (fn != NULL)
+		ev_timer_start(st->loop, &st->beat);
+	else
+		ev_timer_stop(st->loop, &st->beat);
+}
+
+static void
+beat_done(void *arg, int status, size_t n, const char *const *vals,
+    const size_t *lens)
+{
+	struct store	*st = arg;
+	size_t		 i;
+
+	st->beating = 0;
+	for (i = 0; status == ST_OK && i < n; i++)
+		mcp_log(MCP_LOG_WARN, "redis: instance %.*s lost (no "
+		    "heartbeat for %d s): its calls answered with an error in "
+		    "their event logs (instance, calls: %.*s)", lens[i] < 8 ?
+		    (int)lens[i] : 8, vals[i], BEAT_TTL, (int)(lens[i] > 40 ?
+		    40 : lens[i]), vals[i]);
+}
+
+static void
+beat_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct store	*st = w->data;
+	struct buf	 calls = { 0 };
+	struct op	*op;
+	const char	*argv[10];
+	size_t		 lens[10];
+	int		 on;
+	char		 smax[24], sttl[24], sbeat[8];
+
+	(void)loop;
+	(void)revents;
+	if (st->beating || st->freeing || !st->cmd.up || st->beat_fn == NULL)
+		return;
+	if (st->beat_fn(st->beat_arg, &calls) != 0 || calls.len == 0) {
+		mcp__buf_free(&calls);
+		return;
+	}
+	op = calloc(1, sizeof(*op));
+	if (op == NULL) {
+		mcp__buf_free(&calls);
+		return;
+	}
+	op->st = st;
+	op->lfn = beat_done;
+	op->arg = st;
+	argv[0] = "EVAL";
+	lens[0] = 4;
+	argv[1] = beat_script;
+	lens[1] = sizeof(beat_script) - 1;
+	argv[2] = "0";
+	lens[2] = 1;
+	argv[3] = st->prefix;
+	lens[3] = strlen(st->prefix);
+	argv[4] = st->tag;
+	lens[4] = 8;
+	argv[5] = calls.data;
+	lens[5] = calls.len;
+	argv[6] = sbeat;
+	lens[6] = (size_t)snprintf(sbeat, sizeof(sbeat), "%d", BEAT_TTL);
+	argv[7] = smax;
+	lens[7] = (size_t)snprintf(smax, sizeof(smax), "%ld", st->beat_max);
+	argv[8] = sttl;
+	lens[8] = (size_t)snprintf(sttl, sizeof(sttl), "%d", st->beat_ttl);
+	argv[9] = st->beat_on ? "1" : "0";
+	lens[9] = 1;
+	on = !(calls.len == 2 && memcmp(calls.data, "[]", 2) == 0);
+	if (send_op(st, op, 10, argv, lens) == 0) {
+		st->beating = 1;
+		st->beat_on = on;
+	}
+	mcp__buf_free(&calls);
 }

@@ -160,6 +160,14 @@ const char *mcp__store_tag(const struct store *st) MCP_HIDDEN;
  * <prefix>inst:all), which that instance (every one) listens to. */
 int	 mcp__store_relay(struct store *st, const char *tag, int kind,
 	    const char *sid, const char *json, size_t len) MCP_HIDDEN;
+/* Once a second (the heartbeat): FN fills OUT with the JSON array
+ * [[sid, route, [ids]], ...] of the calls in flight on streamed routes
+ * (0), and one EVAL beats, records them, and answers the calls of any
+ * instance whose heartbeat is gone with an error in their event logs
+ * (MAXLEN, TTL: theirs). */
+typedef int	(*store_beat_fn)(void *arg, struct buf *out);
+void	 mcp__store_on_beat(struct store *st, store_beat_fn fn, void *arg,
+	    long maxlen, int ttl) MCP_HIDDEN;
 /* NULL when both connections are up; else why not. */
 const char *mcp__store_sub_down(const struct store *st) MCP_HIDDEN;
 /* One EVAL: each of VALS XADDed (MAXLEN ~ MAXLEN; not those of kind
@@ -187,6 +195,10 @@ void	 mcp__streamable_ended(void *h, const char *sid) MCP_HIDDEN;
 /* The store's store_ev_fn, with the daemon H. */
 void	 mcp__streamable_event(void *h, int what, const char *sid,
 	    const char *val, size_t len) MCP_HIDDEN;
+/* The store's store_beat_fn, with the daemon H. */
+int	 mcp__streamable_calls(void *h, struct buf *out) MCP_HIDDEN;
+long	 mcp__streamable_maxlen(const void *h) MCP_HIDDEN;
+int	 mcp__streamable_ttl(const void *h) MCP_HIDDEN;
 extern const struct http_transport mcp__sse_transport MCP_HIDDEN;
 extern const struct http_transport mcp__streamable_transport MCP_HIDDEN;
 

@@ -2298,6 +2298,63 @@ relay_out(struct ssess *ss, const char *json, size_t len)
 	return rc;
 }
 
+/*
+ * The heartbeat's record: [[sid, route, [ids]], ...], the calls in
+ * flight on routes whose ids went out (those a client may resume), for
+ * the instance that will answer them if this one is lost. Once a
+ * second, not once a call.
+ */
+int
+mcp__streamable_calls(void *arg, struct buf *out)
+{
+	struct http	*h = arg;
+	struct ssess	*ss;
+	struct route	*r;
+	char		*ids;
+	int		 first = 1;
+
+	if (mcp__buf_addc(out, '[') != MCP_OK)
+		return -1;
+	for (ss = h->ssessions; ss != NULL; ss = ss->next) {
+		if (ss->stateless || ss->gone)
+			continue;
+		for (r = ss->head; r != NULL; r = r->next) {
+			if (!r->mirror || r->mdone || r->no == 0 ||
+			    r->holds == 0 || r->remote)
+				continue;
+			ids = mcp__protocol_route_ids(ss->sess, r);
+			if (ids == NULL)
+				continue;
+			if ((!first && mcp__buf_addc(out, ',') != MCP_OK) ||
+			    mcp__buf_adds(out, "[\"") != MCP_OK ||
+			    mcp__buf_adds(out, ss->id) != MCP_OK ||
+			    mcp__buf_adds(out, "\",\"") != MCP_OK ||
+			    mcp__buf_adds(out, r->rid) != MCP_OK ||
+			    mcp__buf_adds(out, "\",") != MCP_OK ||
+			    mcp__buf_adds(out, ids) != MCP_OK ||
+			    mcp__buf_addc(out, ']') != MCP_OK) {
+				free(ids);
+				return -1;
+			}
+			free(ids);
+			first = 0;
+		}
+	}
+	return mcp__buf_addc(out, ']') == MCP_OK ? 0 : -1;
+}
+
+long
+mcp__streamable_maxlen(const void *arg)
+{
+	return mirror_max(arg);
+}
+
+int
+mcp__streamable_ttl(const void *arg)
+{
+	return store_ttl(arg);
+}
+
 /* session_ops relay: a message for instance TAG (NULL: all). */
 static void
 st_relay(struct session *s, int kind, const char *tag, const char *json,
