@@ -115,6 +115,10 @@ upstream libmcp_redis2 {
     server 127.0.0.1:$port_2;
     server 127.0.0.1:$port_3;
 }
+upstream libmcp_redis2_conf {
+    server 127.0.0.1:$port_6;
+    server 127.0.0.1:$port_7;
+}
 server {
     listen 127.0.0.1:$nport;
     proxy_http_version 1.1;
@@ -124,6 +128,9 @@ server {
     proxy_read_timeout 30s;
     location = /mcp {
         proxy_pass http://libmcp_redis2;
+    }
+    location = /c/mcp {
+        proxy_pass http://libmcp_redis2_conf/mcp;
     }
 }
 EOF
@@ -345,6 +352,32 @@ sleep 0.3
 [ "$(grep -c 'relayed message not of ours' "$tmp/srv6.log")" -ge 2 ] &&
     grep -q 'relayed message not of ours' "$tmp/srv7.log"
 ok $? "forged relayed messages (not JSON, not a cancel, no session) are dropped with a log line" \
+    "$tmp/srv6.log"
+
+# The SDK through nginx over the two conformance-servers.
+node test/node/redis2-client.mjs --url "http://127.0.0.1:$nport/c/mcp" \
+    >"$tmp/node.tap" 2>"$tmp/node.err"
+node_rc=$?
+while IFS= read -r line; do
+	case $line in
+	"ok "*) ok 0 "${line#ok * - }" ;;
+	"not ok "*) ok 1 "${line#not ok * - }" ;;
+	"1.."*) ;;
+	*) echo "$line" ;;
+	esac
+done <"$tmp/node.tap"
+[ $node_rc -eq 0 ] && grep -q '^1\.\.' "$tmp/node.tap"
+ok $? "test/node/redis2-client.mjs ran to its end (exit $node_rc)" "$tmp/node.err"
+i=0
+while [ $i -lt 30 ] && [ "$(cat "$tmp/srv6.log" "$tmp/srv7.log" | grep -c 'cancelled by the client')" -lt 4 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+nrel=$(cat "$tmp/srv6.log" "$tmp/srv7.log" | grep -c 'a response relayed to')
+ncan=$(cat "$tmp/srv6.log" "$tmp/srv7.log" | grep -c 'cancelled by the client')
+ncanx=$(cat "$tmp/srv6.log" "$tmp/srv7.log" | grep -c 'cancelled by the client (through another instance)')
+[ "$nrel" -ge 2 ] && [ "$ncan" -eq 4 ] && [ "$ncanx" -ge 1 ]
+ok $? "the SDK's answers went through the other instance at times ($((nrel - 1)) relayed), and each of its 4 cancels stopped its call where it ran ($ncanx through the other instance)" \
     "$tmp/srv6.log"
 
 open_session "http://127.0.0.1:$port_1/mcp"

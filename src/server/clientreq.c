@@ -34,7 +34,8 @@ struct client_req {
 	json_t			*result;
 	char			*held;		/* loop: not sent yet (see below) */
 	size_t			 heldlen;
-	char			 id[24];	/* "s" and pe.id */
+	char			 id[40];	/* "s" and pe.id (and --redis: "-" and
+						   the instance) */
 };
 
 /*
