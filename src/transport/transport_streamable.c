@@ -2476,8 +2476,6 @@ relay_in(struct ssess *ss, const char *json, size_t len)
 	kick(r);
 }
 
-static int	 is_own(const struct http *h, const char *rid);
-
 /* The store's callback: a message on a session's channel, a channel
  * listened to, or the subscriber back (every channel asked again). */
 void
@@ -2495,11 +2493,19 @@ mcp__streamable_event(void *arg, int what, const char *sid,
 	char		 num[24];
 
 	if (what == SEV_RESUB) {
-		for (ss = h->ssessions; ss != NULL; ss = ss->next)
-			if (ss->sub != 0) {
-				ss->sub = 0;
-				sub_want(ss);
-			}
+		for (ss = h->ssessions; ss != NULL; ss = ss->next) {
+			if (ss->sub == 0)
+				continue;
+			ss->sub = 0;
+			sub_want(ss);
+			/* What was published meanwhile is lost: a stream
+			 * following another instance's call is ended, so
+			 * that its client resumes it from Redis's log. */
+			for (r = ss->head; r != NULL; r = r->next)
+				if (r->remote && !r->rdone && r->sc != NULL)
+					cut(r->sc, MCP_LOG_INFO, "its events "
+					    "from Redis may have a gap");
+		}
 		return;
 	}
 	if ((ss = find(h, sid)) == NULL || ss->stateless)
@@ -2522,14 +2528,15 @@ mcp__streamable_event(void *arg, int what, const char *sid,
 				replay_ask(rp);
 		return;
 	}
+	if (len > 11 && val[10] == '-' && memcmp(val + 2,
+	    mcp__store_tag(h->conf->store), 8) == 0)
+		return;			/* our own, heard back */
 	if (entry_parse(val, len, &k, rid, &seq, &json, &jlen) != 0) {
 		mcp_log(MCP_LOG_WARN, "mcp: session %.8s: a message on its "
 		    "Redis channel not of ours (%zu bytes): dropped", ss->id,
 		    len);
 		return;
 	}
-	if (is_own(h, rid))
-		return;			/* our own, heard back */
 	for (rp = ss->replays; rp != NULL; rp = rp->next)
 		if (rp->sent && strcmp(rp->rid, rid) == 0) {
 			/* Came after the XRANGE was sent, maybe before its
@@ -2549,14 +2556,6 @@ mcp__streamable_event(void *arg, int what, const char *sid,
 			remote_apply(r, k, seq, json, jlen);
 			break;
 		}
-}
-
-/* Is RID one of this instance's routes? */
-static int
-is_own(const struct http *h, const char *rid)
-{
-	return strncmp(rid, mcp__store_instance(h->conf->store), 8) == 0 &&
-	    rid[8] == '-';
 }
 
 static void
@@ -2732,7 +2731,7 @@ replay_serve(struct ssess *ss, struct replay *rp, unsigned long long seq,
 	unsigned long long eseq;
 	size_t		 jlen, n;
 	uint64_t	 from;
-	int		 zero, known = 0;
+	int		 zero, known = 0, bad;
 	unsigned long long applied = seq;
 
 	end = p + (rp->got.len - rp->got.off);
@@ -2770,17 +2769,13 @@ replay_serve(struct ssess *ss, struct replay *rp, unsigned long long seq,
 		if (e == p || *e != '\n' || (size_t)(end - e - 1) < n)
 			break;
 		p = e + 1;
-		if (entry_parse(p, n, &k, erid, &eseq, &json, &jlen) != 0 ||
-		    strcmp(erid, rid) != 0) {
-			if (entry_parse(p, n, &k, erid, &eseq, &json, &jlen) !=
-			    0)
-				mcp_log(MCP_LOG_WARN, "mcp: session %.8s: an "
-				    "event log entry not of ours in Redis: "
-				    "dropped", ss->id);
-			p += n;
-			continue;
-		}
+		bad = entry_parse(p, n, &k, erid, &eseq, &json, &jlen);
 		p += n;
+		if (bad)
+			mcp_log(MCP_LOG_WARN, "mcp: session %.8s: an event log "
+			    "entry not of ours in Redis: dropped", ss->id);
+		if (bad || strcmp(erid, rid) != 0)
+			continue;
 		known = 1;
 		if (zero) {
 			if (k == 'm' && eseq > applied &&
