@@ -448,6 +448,15 @@ sleep 1.5
 [ "$(rcli exists "${prefix}alive:${last%%-*}")" = 1 ] &&
     rcli get "${prefix}calls:${last%%-*}" | grep -q "$s8"
 ok $? "instance 1, running a streamed call, beats (${prefix}alive:<tag>) and records it (${prefix}calls:<tag>)"
+nottl=
+nkeys=0
+for key in $(rcli --scan --pattern "${prefix}*"); do
+	nkeys=$((nkeys + 1))
+	t=$(rcli ttl "$key")
+	[ "$t" -gt 0 ] || [ "$t" = -2 ] || nottl="$nottl $key($t)"
+done
+[ "$nkeys" -ge 4 ] && [ -z "$nottl" ]
+ok $? "every key of ${prefix} in Redis has a TTL ($nkeys keys; none:$nottl)"
 kill -KILL "$pid_1"
 wait "$pid_1" 2>/dev/null
 pids=$(echo "$pids" | sed "s/ $pid_1//")
