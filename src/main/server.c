@@ -629,9 +629,16 @@ mcp__server_start(struct mcp_server *srv)
 		    &host->http, &host->mhttp);
 		if (rc != MCP_OK)
 			return rc;
-		if (host->hconf.store != NULL && host->http != NULL)
+		if (host->hconf.store != NULL && host->http != NULL) {
 			mcp__store_on_ended(host->hconf.store,
 			    mcp__streamable_ended, host->http);
+			mcp__store_on_event(host->hconf.store,
+			    mcp__streamable_event, host->http);
+			mcp__store_on_beat(host->hconf.store,
+			    mcp__streamable_calls, host->http,
+			    mcp__streamable_maxlen(host->http),
+			    mcp__streamable_ttl(host->http));
+		}
 	}
 	if (host->want_stdio) {
 		host->stdio = mcp__stdio_new(srv, host->stdio_in,

@@ -34,7 +34,8 @@ struct client_req {
 	json_t			*result;
 	char			*held;		/* loop: not sent yet (see below) */
 	size_t			 heldlen;
-	char			 id[24];	/* "s" and pe.id */
+	char			 id[40];	/* "s" and pe.id (and --redis: "-" and
+						   the instance) */
 };
 
 /*
@@ -219,6 +220,30 @@ mcp__clientreq_ready(struct session *s)
 	}
 }
 
+/* Loop: F, a response to instance TAG's request, goes there (--redis). */
+static void
+relay_answer(struct session *s, struct rpc_fields *f, const char *tag)
+{
+	json_t	*m;
+	char	*text;
+
+	if (s->from_peer || s->ops->relay == NULL) {
+		MCP_LOG(MCP_LOG_INFO, "a relayed response for instance %.8s "
+		    "came back: dropped", tag);
+		return;
+	}
+	m = json_pack("{s:s, s:O, s:O*, s:O*}", "jsonrpc", "2.0", "id", f->id,
+	    "result", f->error == NULL ? f->result : NULL, "error", f->error);
+	text = m != NULL ? json_dumps(m, JSON_COMPACT) : NULL;
+	if (text != NULL)
+		s->ops->relay(s, RELAY_ANSWER, tag, text, strlen(text));
+	else
+		mcp_log(MCP_LOG_ERR, "out of memory: a response for another "
+		    "instance lost");
+	free(text);
+	json_decref(m);
+}
+
 /* Loop: a response from the client. Unknown ids are ignored. */
 void
 mcp__clientreq_answer(struct session *s, struct rpc_fields *f)
@@ -232,7 +257,17 @@ mcp__clientreq_answer(struct session *s, struct rpc_fields *f)
 		goto unknown;
 	for (p = id + 1; *p >= '0' && *p <= '9' && n < (1LL << 60); p++)
 		n = n * 10 + (*p - '0');
-	if (*p != '\0' || id[1] == '0')
+	if (id[1] == '0' || p == id + 1)
+		goto unknown;
+	if (*p == '-' && s->inst != NULL && strlen(p + 1) == 8 &&
+	    strspn(p + 1, "0123456789abcdef") == 8 &&
+	    strcmp(p + 1, s->inst) != 0) {
+		relay_answer(s, f, p + 1);	/* another instance's */
+		return;
+	}
+	if (*p == '-' && s->inst != NULL && strcmp(p + 1, s->inst) == 0)
+		p += 9;
+	if (*p != '\0')
 		goto unknown;
 	r = (struct client_req *)mcp__pending_take(&s->reqs, n);
 	if (r == NULL)
@@ -302,7 +337,13 @@ request(mcp_call *call, const char *method, json_t *params, int timeout_ms,
 	pthread_mutex_init(&r->lock, NULL);
 	pthread_cond_init(&r->cond, NULL);
 	r->pe.id = atomic_fetch_add(&next_id, 1);
-	snprintf(r->id, sizeof(r->id), "s%lld", r->pe.id);
+	/* --redis: "s<n>-<instance>", so that another instance given the
+	 * answer knows whose it is. */
+	if (call->sess->inst != NULL)
+		snprintf(r->id, sizeof(r->id), "s%lld-%.8s", r->pe.id,
+		    call->sess->inst);
+	else
+		snprintf(r->id, sizeof(r->id), "s%lld", r->pe.id);
 	idv = json_string(r->id);
 	rc = idv != NULL ? mcp__rpc_request(&b, idv, 0, method, params, 0) :
 	    MCP_ENOMEM;

@@ -1380,6 +1380,33 @@ mcp__protocol_drop_route(struct session *s, void *route)
 	mcp__server_check_drained(s->srv);
 }
 
+/* Loop: the ids of the calls answering on ROUTE, as a JSON array (to
+ * free), or NULL for none. */
+char *
+mcp__protocol_route_ids(struct session *s, void *route)
+{
+	struct mcp_call	*c;
+	json_t		*a = NULL;
+	char		*text;
+	size_t		 i;
+
+	for (i = 0; i < s->nbuckets; i++)
+		for (c = s->buckets[i]; c != NULL; c = c->hnext) {
+			if (c->dropped || c->id == NULL || route == NULL ||
+			    (c->route != route && (c->batch == NULL ||
+			    c->batch->route != route)))
+				continue;
+			if (a == NULL && (a = json_array()) == NULL)
+				return NULL;
+			(void)json_array_append(a, c->id);
+		}
+	if (a == NULL)
+		return NULL;
+	text = json_dumps(a, JSON_COMPACT);
+	json_decref(a);
+	return text;
+}
+
 static void
 do_cancelled(struct session *s, json_t *params)
 {
@@ -1392,12 +1419,59 @@ do_cancelled(struct session *s, json_t *params)
 	if (mcp__rpc_id_key(rid, key, sizeof(key)) != MCP_OK)
 		return;		/* malformed: ignored, never answered */
 	c = mcp__session_find(s, key, mcp__hash(key));
+	if (c == NULL && s->inst != NULL && !s->from_peer &&
+	    s->ops->relay != NULL) {
+		/* --redis: maybe running on another instance. */
+		json_t	*m = json_pack("{s:s, s:s, s:O}", "jsonrpc", "2.0",
+		    "method", "notifications/cancelled", "params", params);
+		char	*text = m != NULL ? json_dumps(m, JSON_COMPACT) : NULL;
+
+		if (text != NULL)
+			s->ops->relay(s, RELAY_CANCEL, NULL, text,
+			    strlen(text));
+		free(text);
+		json_decref(m);
+		return;
+	}
 	if (c == NULL)
 		return;		/* finished already, or never existed */
-	MCP_LOG(MCP_LOG_INFO, "call %s cancelled by the client", key + 1);
+	MCP_LOG(MCP_LOG_INFO, "call %s cancelled by the client%s", key + 1,
+	    s->from_peer ? " (through another instance)" : "");
 	reason = json_string_value(json_object_get(params, "reason"));
 	drop(c, reason != NULL ? reason : "cancelled by the client");
 	mcp__server_check_drained(s->srv);
+}
+
+int
+mcp__protocol_relayed(struct session *s, int kind, const char *json,
+    size_t len)
+{
+	struct rpc_fields f;
+	struct rpc_msg	 m;
+	json_t		*msg;
+	int		 rc = MCP_EINVAL;
+
+	msg = json_loadb(json, len, 0, NULL);
+	if (msg == NULL)
+		return MCP_EINVAL;
+	if (mcp__rpc_fields_from_json(msg, &f) != MCP_OK) {
+		json_decref(msg);
+		return MCP_EINVAL;
+	}
+	mcp__rpc_classify(&f, &m);
+	s->from_peer = 1;
+	if (kind == RELAY_ANSWER && m.kind == RPC_RESPONSE) {
+		mcp__clientreq_answer(s, &f);
+		rc = MCP_OK;
+	} else if (kind == RELAY_CANCEL && m.kind == RPC_NOTIFICATION &&
+	    strcmp(m.method, "notifications/cancelled") == 0) {
+		do_cancelled(s, params_of(&f));
+		rc = MCP_OK;
+	}
+	s->from_peer = 0;
+	mcp__rpc_fields_clear(&f);
+	json_decref(msg);
+	return rc;
 }
 
 static void

@@ -595,7 +595,14 @@ struct session_ops {
 	 * out; its id is unknown from now on. NULL: it cannot end. */
 	void	(*end)(struct session *s);
 	int	 transport;	/* MT_*: what mcp_session_transport names */
+	/* --redis: a message for another instance: RELAY_ANSWER, a
+	 * response to a request of instance TAG's (8 hex digits); or
+	 * RELAY_CANCEL, a notifications/cancelled for a call not running
+	 * here (TAG NULL: every instance). JSON is the message. NULL: none. */
+	void	(*relay)(struct session *s, int kind, const char *tag,
+		    const char *json, size_t len);
 };
+enum { RELAY_ANSWER = 'r', RELAY_CANCEL = 'c' };
 
 struct session {
 	struct entry			 addr;		/* srv->feat.addrs; key:
@@ -644,6 +651,13 @@ struct session {
 	int				 shared;	/* other instances serve it too
 							   (--redis): no tasks */
 	int				 nlistens;	/* subscriptions/listen open */
+	const char			*inst;		/* ... this instance's tag
+							   (8 hex digits, set once
+							   by the transport): in
+							   our request ids */
+	int				 from_peer;	/* handling a message
+							   another instance relayed:
+							   not relayed again */
 };
 
 struct session *mcp__session_new(struct mcp_server *srv,
@@ -938,6 +952,13 @@ void	 mcp__protocol_note(struct mcp_call *n) MCP_HIDDEN;
 /* Flags C cancelled; no answer will be sent for it. */
 void	 mcp__protocol_drop(struct mcp_call *c) MCP_HIDDEN;
 /* Drops every call whose answer was to go on ROUTE. */
+/* Loop: a message another instance relayed for S (RELAY_*; JSON, LEN
+ * untrusted): MCP_OK, or MCP_EINVAL when it is not one. */
+int	 mcp__protocol_relayed(struct session *s, int kind, const char *json,
+	    size_t len) MCP_HIDDEN;
+/* Loop: the ids of S's calls answering on ROUTE, a JSON array (to free),
+ * or NULL for none. */
+char	*mcp__protocol_route_ids(struct session *s, void *route) MCP_HIDDEN;
 void	 mcp__protocol_drop_route(struct session *s, void *route)
 	    MCP_HIDDEN;
 /* Grace period over: answer every call still running with an error. */

@@ -3,7 +3,13 @@
  * the server's own libev loop (hiredis's adapters/libev.h). Two
  * connections: one for commands (GET, SET, DEL, EVAL, PUBLISH), one
  * subscribed to <prefix>ended, where an instance that ends a session
- * says so, so that the others drop their copies. No call here blocks:
+ * says so, so that the others drop their copies, and to <prefix>ev:<sid>
+ * for the sessions whose streams the transport holds (their events:
+ * mcp__store_push XADDs to <prefix>events:<sid> and PUBLISHes in one
+ * EVAL, mcp__store_range reads a route's back), and to
+ * <prefix>inst:<tag> and <prefix>inst:all, where the others relay what
+ * a client gave them for this instance (mcp__store_relay: a response
+ * to one of its requests, a cancel). No call here blocks:
  * a host name is resolved once by mcp__store_new, before the loop runs,
  * and every connect, command and reply goes through the loop. A lost
  * connection is retried with a backoff (100 ms doubling to 2 s); each
@@ -31,13 +37,102 @@
 #define BACKOFF_MIN	0.1	/* s before the first retry */
 #define BACKOFF_MAX	2.0
 #define PREFIX_MAX	64
+#define BEAT_EVERY	1.0	/* s between heartbeats */
+#define BEAT_TTL	3	/* s a heartbeat lives: then lost */
 
-/* Deletes KEYS[1] if it still holds ARGV[1], and announces ARGV[2] on
- * KEYS[2]: the idle end of a session nobody renewed meanwhile. */
+/* Deletes KEYS[1] (and its event log, KEYS[3]) if it still holds
+ * ARGV[1], and announces ARGV[2] on KEYS[2]: the idle end of a session
+ * nobody renewed meanwhile. */
 static const char del_if_script[] =
     "if redis.call('GET', KEYS[1]) == ARGV[1] then "
-    "redis.call('DEL', KEYS[1]); "
+    "redis.call('DEL', KEYS[1], KEYS[3]); "
     "redis.call('PUBLISH', KEYS[2], ARGV[2]); return 1 end return 0";
+
+/*
+ * Events of a session's streams (transport_streamable.c's entries,
+ * "K ROUTE SEQ[ JSON]"): each XADDed to KEYS[1] (MAXLEN ~ ARGV[1]) and
+ * PUBLISHed on KEYS[2], but those of kind g (for whoever holds the
+ * session's standalone stream) only published; KEYS[1] lives ARGV[2] s.
+ */
+static const char push_script[] =
+    "for i = 3, #ARGV do "
+    "if string.byte(ARGV[i], 1) ~= 103 then "
+    "redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', 'm', "
+    "ARGV[i]) end "
+    "redis.call('PUBLISH', KEYS[2], ARGV[i]) end "
+    "if redis.call('EXISTS', KEYS[1]) == 1 then "
+    "redis.call('EXPIRE', KEYS[1], ARGV[2]) end return 1";
+
+/*
+ * Once a second, each instance: while it runs calls on streamed routes,
+ * its heartbeat (<prefix>alive:<tag>, a BEAT_TTL s TTL), those calls
+ * (<prefix>calls:<tag>: [[sid, route, [ids]], ...]) and its name in
+ * <prefix>instances; once it runs none (ARGV[3] "[]") after some
+ * (ARGV[7] 1), none of them. Then, for each other instance whose heartbeat is
+ * gone, the one instance taking <prefix>lock:<tag> (SET NX) writes an
+ * error answer for each of its calls into the session's event log, and
+ * the route's end, and publishes them, so that a client resuming gets
+ * an answer, not silence. ARGV: prefix, tag, calls, BEAT_TTL, MAXLEN,
+ * the events' TTL, was on. Answers "<tag> <calls>" for each instance
+ * handled.
+ */
+static const char beat_script[] =
+    "local p, me = ARGV[1], ARGV[2] "
+    "if ARGV[3] ~= '[]' then "
+    "redis.call('SET', p .. 'alive:' .. me, '1', 'EX', ARGV[4]) "
+    "redis.call('SET', p .. 'calls:' .. me, ARGV[3], 'EX', 600) "
+    "redis.call('SADD', p .. 'instances', me) "
+    "redis.call('EXPIRE', p .. 'instances', 600) "
+    "elseif ARGV[7] == '1' then "
+    "redis.call('DEL', p .. 'alive:' .. me, p .. 'calls:' .. me) "
+    "redis.call('SREM', p .. 'instances', me) end "
+    "local out = {} "
+    "for _, t in ipairs(redis.call('SMEMBERS', p .. 'instances')) do "
+    "if t ~= me and redis.call('EXISTS', p .. 'alive:' .. t) == 0 and "
+    "redis.call('SET', p .. 'lock:' .. t, me, 'NX', 'EX', 60) then "
+    "local n = 0 "
+    "local c = redis.call('GET', p .. 'calls:' .. t) "
+    "local ok, list = pcall(cjson.decode, c or '[]') "
+    "if not ok or type(list) ~= 'table' then list = {} end "
+    "for _, e in ipairs(list) do "
+    "if type(e) == 'table' and type(e[1]) == 'string' and "
+    "type(e[2]) == 'string' and type(e[3]) == 'table' then "
+    "local key, chan = p .. 'events:' .. e[1], p .. 'ev:' .. e[1] "
+    "local pre, last, ended = e[2] .. ' ', 0, false "
+    "for _, x in ipairs(redis.call('XRANGE', key, '-', '+')) do "
+    "local v = x[2][2] "
+    "if v ~= nil and string.sub(v, 3, 2 + #pre) == pre then "
+    "if string.sub(v, 1, 1) == 'e' then ended = true end "
+    "local s = tonumber(string.match(string.sub(v, 3 + #pre), '^%d+')) "
+    "if s ~= nil and s > last then last = s end end end "
+    "if not ended and redis.call('EXISTS', key) == 1 then "
+    "local ms = {} "
+    "for _, id in ipairs(e[3]) do "
+    "last = last + 1 n = n + 1 "
+    "ms[#ms + 1] = 'm ' .. e[2] .. ' ' .. last .. "
+    "' {\"jsonrpc\":\"2.0\",\"id\":' .. cjson.encode(id) .. "
+    "',\"error\":{\"code\":-32603,\"message\":\"the server instance "
+    "running this call was lost\"}}' end "
+    "ms[#ms + 1] = 'e ' .. e[2] .. ' ' .. last "
+    "for _, m in ipairs(ms) do "
+    "redis.call('XADD', key, 'MAXLEN', '~', ARGV[5], '*', 'm', m) "
+    "redis.call('PUBLISH', chan, m) end "
+    "redis.call('EXPIRE', key, ARGV[6]) end end end "
+    "redis.call('DEL', p .. 'calls:' .. t) "
+    "redis.call('SREM', p .. 'instances', t) "
+    "out[#out + 1] = t .. ' ' .. n end end "
+    "return out";
+
+/* The entries of KEYS[1] of route ARGV[1] (at their offset 2), oldest
+ * first, at most ARGV[2]. */
+static const char range_script[] =
+    "local out = {} "
+    "for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do "
+    "local v = e[2][2] "
+    "if v ~= nil and string.sub(v, 3, 2 + #ARGV[1]) == ARGV[1] then "
+    "out[#out + 1] = v "
+    "if #out >= tonumber(ARGV[2]) then break end end end "
+    "return out";
 
 struct store;
 
@@ -76,8 +171,20 @@ struct store {
 	int			 freeing;
 	char			 why[160];	/* the 503's reason */
 	char			 instance[33];
+	char			 tag[9];	/* its first 8 digits */
+	char			 ichan[PREFIX_MAX + 16];  /* <prefix>inst:<tag> */
+	char			 achan[PREFIX_MAX + 16];  /* <prefix>inst:all */
 	void			(*ended_fn)(void *, const char *);
 	void			*ended_arg;
+	store_ev_fn		 ev_fn;		/* <prefix>ev:<sid> */
+	void			*ev_arg;
+	store_beat_fn		 beat_fn;	/* the calls for the beat */
+	void			*beat_arg;
+	long			 beat_max;	/* the events' MAXLEN, TTL */
+	int			 beat_ttl;
+	int			 beating;	/* a beat unanswered */
+	int			 beat_on;	/* its keys are in Redis */
+	ev_timer		 beat;
 	/* Deletes asked for while Redis was away (a first write that may
 	 * still land, a session ended): sent when it is back. */
 	struct later {
@@ -91,11 +198,17 @@ struct store {
 struct op {
 	struct store	*st;
 	store_fn	 fn;
+	store_list_fn	 lfn;		/* an array's, instead */
 	void		*arg;
 };
 
 static void	 rconn_start(struct rconn *);
 static void	 flush_later(struct store *);
+static int	 send_op(struct store *, struct op *, int, const char **,
+		    const size_t *);
+static int	 command(struct store *, store_fn, void *, int,
+		    const char **, const size_t *);
+static void	 beat_cb(struct ev_loop *, ev_timer *, int);
 
 /* ---- the URL ------------------------------------------------------------ */
 
@@ -299,6 +412,8 @@ rconn_up(struct rconn *rc)
 	rc->failing = 0;
 	if (!rc->sub)
 		flush_later(rc->st);
+	else if (rc->st->ev_fn != NULL)	/* the sessions' channels again */
+		rc->st->ev_fn(rc->st->ev_arg, SEV_RESUB, NULL, NULL, 0);
 }
 
 static void
@@ -378,6 +493,47 @@ ended_cb(redisAsyncContext *ac, void *r, void *privdata)
 		st->ended_fn(st->ended_arg, msg->str);
 }
 
+/*
+ * A message on <prefix>inst:<tag> or <prefix>inst:all, relayed by
+ * another instance: "K SID JSON", untrusted, to the transport.
+ */
+static void
+inst_cb(redisAsyncContext *ac, void *r, void *privdata)
+{
+	redisReply	*reply = r, *kind, *msg;
+	struct store	*st = privdata;
+	char		 sid[33];
+	size_t		 i;
+
+	(void)ac;
+	if (reply == NULL || reply->type != REDIS_REPLY_ARRAY ||
+	    reply->elements != 3 || st->ev_fn == NULL)
+		return;
+	kind = reply->element[0];
+	msg = reply->element[2];
+	if (kind->type != REDIS_REPLY_STRING ||
+	    strcmp(kind->str, "message") != 0 ||
+	    msg->type != REDIS_REPLY_STRING)
+		return;
+	if (msg->len > STORE_MAX_VALUE || msg->len < 36 ||
+	    msg->str[1] != ' ' || msg->str[34] != ' ') {
+		mcp_log(MCP_LOG_WARN, "redis: a relayed message not of ours "
+		    "(%zu bytes): dropped", (size_t)msg->len);
+		return;
+	}
+	for (i = 0; i < 32; i++) {
+		sid[i] = msg->str[2 + i];
+		if (!((sid[i] >= '0' && sid[i] <= '9') ||
+		    (sid[i] >= 'a' && sid[i] <= 'f'))) {
+			mcp_log(MCP_LOG_WARN, "redis: a relayed message "
+			    "with no session id of ours: dropped");
+			return;
+		}
+	}
+	sid[32] = '\0';
+	st->ev_fn(st->ev_arg, SEV_RELAY, sid, msg->str, msg->len);
+}
+
 static void
 rconn_start(struct rconn *rc)
 {
@@ -425,9 +581,13 @@ rconn_start(struct rconn *rc)
 	else if (st->password != NULL)
 		redisAsyncCommand(ac, hello_cb, "AUTH", "AUTH %s",
 		    st->password);
-	if (rc->sub)
+	if (rc->sub) {
 		redisAsyncCommand(ac, ended_cb, NULL, "SUBSCRIBE %b",
 		    st->channel, strlen(st->channel));
+		redisAsyncCommand(ac, inst_cb, st, "SUBSCRIBE %b %b",
+		    st->ichan, strlen(st->ichan), st->achan,
+		    strlen(st->achan));
+	}
 	else {
 		if (st->db != 0)
 			redisAsyncCommand(ac, hello_cb, "SELECT", "SELECT %d",
@@ -495,6 +655,7 @@ mcp__store_new(struct mcp_server *srv, const struct http_conf *conf)
 	st->loop = srv->loop;
 	if (mcp__http_new_id(st->instance) != 0)
 		goto fail;
+	memcpy(st->tag, st->instance, 8);
 	if (conf->redis_password != NULL &&
 	    (st->password = strdup(conf->redis_password)) == NULL)
 		goto fail;
@@ -507,6 +668,9 @@ mcp__store_new(struct mcp_server *srv, const struct http_conf *conf)
 	prefix = conf->redis_prefix != NULL ? conf->redis_prefix : "mcp:";
 	snprintf(st->prefix, sizeof(st->prefix), "%s", prefix);
 	snprintf(st->channel, sizeof(st->channel), "%sended", st->prefix);
+	snprintf(st->ichan, sizeof(st->ichan), "%sinst:%s", st->prefix,
+	    st->tag);
+	snprintf(st->achan, sizeof(st->achan), "%sinst:all", st->prefix);
 	snprintf(st->why, sizeof(st->why), "session store unavailable: "
 	    "Redis at %s: not connected yet", st->shown);
 	st->cmd.st = st->subc.st = st;
@@ -516,6 +680,8 @@ mcp__store_new(struct mcp_server *srv, const struct http_conf *conf)
 	st->cmd.retry.data = &st->cmd;
 	ev_timer_init(&st->subc.retry, retry_cb, 0.0, 0.0);
 	st->subc.retry.data = &st->subc;
+	ev_timer_init(&st->beat, beat_cb, BEAT_EVERY, BEAT_EVERY);
+	st->beat.data = st;
 	ev_timer_init(&st->watchdog, watchdog_cb, 1.0, 1.0);
 	st->watchdog.data = st;
 	ev_timer_start(st->loop, &st->watchdog);
@@ -536,6 +702,7 @@ mcp__store_free(struct store *st)
 		return;
 	st->freeing = 1;
 	ev_timer_stop(st->loop, &st->watchdog);
+	ev_timer_stop(st->loop, &st->beat);
 	ev_timer_stop(st->loop, &st->cmd.retry);
 	ev_timer_stop(st->loop, &st->subc.retry);
 	/* Pending callbacks run now, with no reply: ST_ERR. */
@@ -566,6 +733,44 @@ mcp__store_instance(const struct store *st)
 }
 
 const char *
+mcp__store_tag(const struct store *st)
+{
+	return st->tag;
+}
+
+int
+mcp__store_relay(struct store *st, const char *tag, int kind,
+    const char *sid, const char *json, size_t len)
+{
+	char		 chan[PREFIX_MAX + 16];
+	const char	*argv[3];
+	size_t		 lens[3];
+	struct buf	 b = { 0 };
+	int		 rc;
+
+	if (strlen(sid) != 32)
+		return -1;
+	lens[1] = (size_t)snprintf(chan, sizeof(chan), "%sinst:%.8s",
+	    st->prefix, tag != NULL ? tag : "all");
+	if (mcp__buf_addc(&b, (char)kind) != MCP_OK ||
+	    mcp__buf_addc(&b, ' ') != MCP_OK ||
+	    mcp__buf_add(&b, sid, 32) != MCP_OK ||
+	    mcp__buf_addc(&b, ' ') != MCP_OK ||
+	    mcp__buf_add(&b, json, len) != MCP_OK) {
+		mcp__buf_free(&b);
+		return -1;
+	}
+	argv[0] = "PUBLISH";
+	lens[0] = 7;
+	argv[1] = chan;
+	argv[2] = b.data;
+	lens[2] = b.len;
+	rc = command(st, NULL, NULL, 3, argv, lens);
+	mcp__buf_free(&b);
+	return rc;
+}
+
+const char *
 mcp__store_down(const struct store *st)
 {
 	return st->cmd.up ? NULL : st->why;
@@ -577,6 +782,44 @@ mcp__store_on_ended(struct store *st, void (*fn)(void *, const char *),
 {
 	st->ended_fn = fn;
 	st->ended_arg = arg;
+}
+
+/*
+ * An array of strings for OP's caller, untrusted: at most
+ * STORE_MAX_ITEMS, each at most STORE_MAX_EVENT bytes, or ST_ERR.
+ */
+static void
+list_answer(struct op *op, redisReply *reply)
+{
+	const char	**vals = NULL;
+	size_t		 *lens = NULL, i, n = 0;
+	int		  status = ST_ERR;
+
+	if (reply != NULL && reply->type == REDIS_REPLY_ARRAY &&
+	    reply->elements <= STORE_MAX_ITEMS) {
+		n = reply->elements;
+		vals = calloc(n + 1, sizeof(*vals));
+		lens = calloc(n + 1, sizeof(*lens));
+		status = vals != NULL && lens != NULL ? ST_OK : ST_ERR;
+		for (i = 0; status == ST_OK && i < n; i++) {
+			if (reply->element[i]->type != REDIS_REPLY_STRING ||
+			    reply->element[i]->len > STORE_MAX_EVENT) {
+				mcp_log(MCP_LOG_WARN, "redis: an event log "
+				    "entry not of ours (not a string, or over "
+				    "%u bytes): the replay is refused",
+				    STORE_MAX_EVENT);
+				status = ST_ERR;
+				break;
+			}
+			vals[i] = reply->element[i]->str;
+			lens[i] = reply->element[i]->len;
+		}
+	} else if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
+		MCP_LOG(MCP_LOG_WARN, "redis: error reply: %.120s",
+		    reply->str);
+	op->lfn(op->arg, status, status == ST_OK ? n : 0, vals, lens);
+	free(vals);
+	free(lens);
 }
 
 static void
@@ -592,6 +835,11 @@ op_cb(redisAsyncContext *ac, void *r, void *privdata)
 	(void)ac;
 	st->npending--;
 	st->progress_at = ev_now(st->loop);
+	if (op->lfn != NULL) {
+		list_answer(op, reply);
+		free(op);
+		return;
+	}
 	if (reply == NULL)
 		status = ST_ERR;
 	else if (reply->type == REDIS_REPLY_NIL)
@@ -634,7 +882,15 @@ command(struct store *st, store_fn fn, void *arg, int argc,
 		return -1;
 	op->st = st;
 	op->fn = fn;
+	op->lfn = NULL;
 	op->arg = arg;
+	return send_op(st, op, argc, argv, argvlen);
+}
+
+static int
+send_op(struct store *st, struct op *op, int argc, const char **argv,
+    const size_t *argvlen)
+{
 	if (redisAsyncCommandArgv(st->cmd.ac, op_cb, op, argc, argv,
 	    argvlen) != REDIS_OK) {
 		free(op);
@@ -651,6 +907,24 @@ key_of(const struct store *st, const char *sid, char *out, size_t max)
 	int	 n;
 
 	n = snprintf(out, max, "%ssession:%s", st->prefix, sid);
+	return n > 0 && (size_t)n < max ? (size_t)n : 0;
+}
+
+static size_t
+events_key(const struct store *st, const char *sid, char *out, size_t max)
+{
+	int	 n;
+
+	n = snprintf(out, max, "%sevents:%s", st->prefix, sid);
+	return n > 0 && (size_t)n < max ? (size_t)n : 0;
+}
+
+static size_t
+ev_channel(const struct store *st, const char *sid, char *out, size_t max)
+{
+	int	 n;
+
+	n = snprintf(out, max, "%sev:%s", st->prefix, sid);
 	return n > 0 && (size_t)n < max ? (size_t)n : 0;
 }
 
@@ -735,15 +1009,21 @@ static int
 del_now(struct store *st, const char *sid, const char *val)
 {
 	char		 key[PREFIX_MAX + 48];
-	const char	*argv[7];
-	size_t		 lens[7];
+	const char	*argv[8];
+	size_t		 lens[8];
+
+	char		 ekey[PREFIX_MAX + 48];
+	size_t		 elen;
 
 	lens[1] = key_of(st, sid, key, sizeof(key));
 	argv[1] = key;
+	elen = events_key(st, sid, ekey, sizeof(ekey));
 	if (val == NULL) {
 		argv[0] = "DEL";
 		lens[0] = 3;
-		if (command(st, NULL, NULL, 2, argv, lens) != 0)
+		argv[2] = ekey;
+		lens[2] = elen;
+		if (command(st, NULL, NULL, 3, argv, lens) != 0)
 			return -1;
 		argv[0] = "PUBLISH";
 		lens[0] = 7;
@@ -757,15 +1037,245 @@ del_now(struct store *st, const char *sid, const char *val)
 	lens[0] = 4;
 	argv[1] = del_if_script;
 	lens[1] = sizeof(del_if_script) - 1;
-	argv[2] = "2";
+	argv[2] = "3";
 	lens[2] = 1;
 	argv[3] = key;
 	lens[3] = key_of(st, sid, key, sizeof(key));
 	argv[4] = st->channel;
 	lens[4] = strlen(st->channel);
-	argv[5] = val;
-	lens[5] = strlen(val);
-	argv[6] = sid;
-	lens[6] = strlen(sid);
-	return command(st, NULL, NULL, 7, argv, lens);
+	argv[5] = ekey;
+	lens[5] = elen;
+	argv[6] = val;
+	lens[6] = strlen(val);
+	argv[7] = sid;
+	lens[7] = strlen(sid);
+	return command(st, NULL, NULL, 8, argv, lens);
+}
+
+/* ---- event logs: <prefix>events:<sid>, <prefix>ev:<sid> ---------------- */
+
+void
+mcp__store_on_event(struct store *st, store_ev_fn fn, void *arg)
+{
+	st->ev_fn = fn;
+	st->ev_arg = arg;
+}
+
+const char *
+mcp__store_sub_down(const struct store *st)
+{
+	return st->cmd.up && st->subc.up ? NULL : st->why;
+}
+
+int
+mcp__store_push(struct store *st, const char *sid, int n,
+    const char *const *vals, const size_t *lens, long maxlen, int ttl)
+{
+	char		 key[PREFIX_MAX + 48], chan[PREFIX_MAX + 48];
+	char		 smax[24], secs[24];
+	const char	**argv;
+	size_t		 *argl;
+	int		  i, rc;
+
+	argv = malloc((size_t)(n + 7) * sizeof(*argv));
+	argl = malloc((size_t)(n + 7) * sizeof(*argl));
+	if (argv == NULL || argl == NULL) {
+		free(argv);
+		free(argl);
+		return -1;
+	}
+	argv[0] = "EVAL";
+	argl[0] = 4;
+	argv[1] = push_script;
+	argl[1] = sizeof(push_script) - 1;
+	argv[2] = "2";
+	argl[2] = 1;
+	argv[3] = key;
+	argl[3] = events_key(st, sid, key, sizeof(key));
+	argv[4] = chan;
+	argl[4] = ev_channel(st, sid, chan, sizeof(chan));
+	argv[5] = smax;
+	argl[5] = (size_t)snprintf(smax, sizeof(smax), "%ld", maxlen);
+	argv[6] = secs;
+	argl[6] = (size_t)snprintf(secs, sizeof(secs), "%d", ttl);
+	for (i = 0; i < n; i++) {
+		argv[7 + i] = vals[i];
+		argl[7 + i] = lens[i];
+	}
+	rc = command(st, NULL, NULL, n + 7, argv, argl);
+	free(argv);
+	free(argl);
+	return rc;
+}
+
+int
+mcp__store_range(struct store *st, const char *sid, const char *route,
+    store_list_fn fn, void *arg)
+{
+	char		 key[PREFIX_MAX + 48], max[24];
+	const char	*argv[7];
+	size_t		 lens[7];
+	struct op	*op;
+
+	if (st->freeing || !st->cmd.up || st->cmd.ac == NULL)
+		return -1;
+	op = calloc(1, sizeof(*op));
+	if (op == NULL)
+		return -1;
+	op->st = st;
+	op->lfn = fn;
+	op->arg = arg;
+	argv[0] = "EVAL";
+	lens[0] = 4;
+	argv[1] = range_script;
+	lens[1] = sizeof(range_script) - 1;
+	argv[2] = "1";
+	lens[2] = 1;
+	argv[3] = key;
+	lens[3] = events_key(st, sid, key, sizeof(key));
+	argv[4] = route;
+	lens[4] = strlen(route);
+	argv[5] = max;
+	lens[5] = (size_t)snprintf(max, sizeof(max), "%u", STORE_MAX_ITEMS);
+	return send_op(st, op, 6, argv, lens);
+}
+
+/* A message, or the answer to a SUBSCRIBE, on a session's channel. */
+static void
+chan_cb(redisAsyncContext *ac, void *r, void *privdata)
+{
+	redisReply	*reply = r, *kind, *chan, *msg;
+	struct store	*st = privdata;
+	size_t		 plen = strlen(st->prefix) + 3, i;
+	char		 sid[33];
+
+	(void)ac;
+	if (reply == NULL || reply->type != REDIS_REPLY_ARRAY ||
+	    reply->elements != 3 || st->ev_fn == NULL)
+		return;
+	kind = reply->element[0];
+	chan = reply->element[1];
+	msg = reply->element[2];
+	if (kind->type != REDIS_REPLY_STRING ||
+	    chan->type != REDIS_REPLY_STRING || chan->len != plen + 32)
+		return;
+	memcpy(sid, chan->str + plen, 32);
+	sid[32] = '\0';
+	for (i = 0; i < 32; i++)
+		if (!((sid[i] >= '0' && sid[i] <= '9') ||
+		    (sid[i] >= 'a' && sid[i] <= 'f')))
+			return;
+	if (strcmp(kind->str, "subscribe") == 0)
+		st->ev_fn(st->ev_arg, SEV_SUBSCRIBED, sid, NULL, 0);
+	else if (strcmp(kind->str, "message") == 0 &&
+	    msg->type == REDIS_REPLY_STRING) {
+		if (msg->len > STORE_MAX_EVENT) {
+			mcp_log(MCP_LOG_WARN, "redis: a message of %zu bytes "
+			    "on %.*s, over %u: dropped", (size_t)msg->len,
+			    (int)chan->len, chan->str, STORE_MAX_EVENT);
+			return;
+		}
+		st->ev_fn(st->ev_arg, SEV_MESSAGE, sid, msg->str, msg->len);
+	}
+}
+
+int
+mcp__store_sub(struct store *st, const char *sid, int on)
+{
+	char	 chan[PREFIX_MAX + 48];
+	size_t	 n;
+
+	if (st->freeing || !st->subc.up || st->subc.ac == NULL)
+		return -1;
+	n = ev_channel(st, sid, chan, sizeof(chan));
+	return redisAsyncCommand(st->subc.ac, on ? chan_cb : NULL, on ? st :
+	    NULL, on ? "SUBSCRIBE %b" : "UNSUBSCRIBE %b", chan, n) ==
+	    REDIS_OK ? 0 : -1;
+}
+
+/* ---- heartbeats: a lost instance's calls answered ---------------------- */
+
+void
+mcp__store_on_beat(struct store *st, store_beat_fn fn, void *arg,
+    long maxlen, int ttl)
+{
+	st->beat_fn = fn;
+	st->beat_arg = arg;
+	st->beat_max = maxlen;
+	st->beat_ttl = ttl;
+	if (fn != NULL)
+		ev_timer_start(st->loop, &st->beat);
+	else
+		ev_timer_stop(st->loop, &st->beat);
+}
+
+static void
+beat_done(void *arg, int status, size_t n, const char *const *vals,
+    const size_t *lens)
+{
+	struct store	*st = arg;
+	size_t		 i;
+
+	st->beating = 0;
+	for (i = 0; status == ST_OK && i < n; i++)
+		mcp_log(MCP_LOG_WARN, "redis: instance %.*s lost (no "
+		    "heartbeat for %d s): its calls answered with an error in "
+		    "their event logs (instance, calls: %.*s)", lens[i] < 8 ?
+		    (int)lens[i] : 8, vals[i], BEAT_TTL, (int)(lens[i] > 40 ?
+		    40 : lens[i]), vals[i]);
+}
+
+static void
+beat_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct store	*st = w->data;
+	struct buf	 calls = { 0 };
+	struct op	*op;
+	const char	*argv[10];
+	size_t		 lens[10];
+	int		 on;
+	char		 smax[24], sttl[24], sbeat[8];
+
+	(void)loop;
+	(void)revents;
+	if (st->beating || st->freeing || !st->cmd.up || st->beat_fn == NULL)
+		return;
+	if (st->beat_fn(st->beat_arg, &calls) != 0 || calls.len == 0) {
+		mcp__buf_free(&calls);
+		return;
+	}
+	op = calloc(1, sizeof(*op));
+	if (op == NULL) {
+		mcp__buf_free(&calls);
+		return;
+	}
+	op->st = st;
+	op->lfn = beat_done;
+	op->arg = st;
+	argv[0] = "EVAL";
+	lens[0] = 4;
+	argv[1] = beat_script;
+	lens[1] = sizeof(beat_script) - 1;
+	argv[2] = "0";
+	lens[2] = 1;
+	argv[3] = st->prefix;
+	lens[3] = strlen(st->prefix);
+	argv[4] = st->tag;
+	lens[4] = 8;
+	argv[5] = calls.data;
+	lens[5] = calls.len;
+	argv[6] = sbeat;
+	lens[6] = (size_t)snprintf(sbeat, sizeof(sbeat), "%d", BEAT_TTL);
+	argv[7] = smax;
+	lens[7] = (size_t)snprintf(smax, sizeof(smax), "%ld", st->beat_max);
+	argv[8] = sttl;
+	lens[8] = (size_t)snprintf(sttl, sizeof(sttl), "%d", st->beat_ttl);
+	argv[9] = st->beat_on ? "1" : "0";
+	lens[9] = 1;
+	on = !(calls.len == 2 && memcmp(calls.data, "[]", 2) == 0);
+	if (send_op(st, op, 10, argv, lens) == 0) {
+		st->beating = 1;
+		st->beat_on = on;
+	}
+	mcp__buf_free(&calls);
 }

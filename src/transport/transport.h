@@ -135,6 +135,53 @@ int	 mcp__store_set(struct store *st, const char *sid, const char *val,
 int	 mcp__store_del(struct store *st, const char *sid, const char *val)
 	    MCP_HIDDEN;
 
+/*
+ * Event logs (transport_streamable.c): the events of a session's SSE
+ * streams in the Redis Stream <prefix>events:<sid> (one field, m), and
+ * published on <prefix>ev:<sid> for the instance holding a stream.
+ */
+#define STORE_MAX_EVENT	(4u * 1024 * 1024)	/* an entry read back */
+#define STORE_MAX_ITEMS	4096u			/* entries in a replay */
+typedef void	(*store_list_fn)(void *arg, int status, size_t n,
+		    const char *const *vals, const size_t *lens);
+enum { SEV_MESSAGE, SEV_SUBSCRIBED, SEV_RESUB, SEV_RELAY };
+/* MESSAGE: VAL (LEN bytes, untrusted) came on SID's channel; RELAY:
+ * VAL, "K SID JSON", came on this instance's channel (its SID checked);
+ * SUBSCRIBED: SID's channel is listened to; RESUB: the subscriber is
+ * (back) up, with no channel but <prefix>ended: subscribe again. */
+typedef void	(*store_ev_fn)(void *arg, int what, const char *sid,
+		    const char *val, size_t len);
+void	 mcp__store_on_event(struct store *st, store_ev_fn fn, void *arg)
+	    MCP_HIDDEN;
+/* This instance's tag: the first 8 digits of its id (in event ids and
+ * the ids of its requests to clients). */
+const char *mcp__store_tag(const struct store *st) MCP_HIDDEN;
+/* PUBLISHes "KIND SID JSON" on <prefix>inst:<TAG> (TAG NULL: on
+ * <prefix>inst:all), which that instance (every one) listens to. */
+int	 mcp__store_relay(struct store *st, const char *tag, int kind,
+	    const char *sid, const char *json, size_t len) MCP_HIDDEN;
+/* Once a second (the heartbeat): FN fills OUT with the JSON array
+ * [[sid, route, [ids]], ...] of the calls in flight on streamed routes
+ * (0), and one EVAL beats, records them, and answers the calls of any
+ * instance whose heartbeat is gone with an error in their event logs
+ * (MAXLEN, TTL: theirs). */
+typedef int	(*store_beat_fn)(void *arg, struct buf *out);
+void	 mcp__store_on_beat(struct store *st, store_beat_fn fn, void *arg,
+	    long maxlen, int ttl) MCP_HIDDEN;
+/* NULL when both connections are up; else why not. */
+const char *mcp__store_sub_down(const struct store *st) MCP_HIDDEN;
+/* One EVAL: each of VALS XADDed (MAXLEN ~ MAXLEN; not those of kind
+ * g) and published; the key's TTL set to TTL. */
+int	 mcp__store_push(struct store *st, const char *sid, int n,
+	    const char *const *vals, const size_t *lens, long maxlen,
+	    int ttl) MCP_HIDDEN;
+/* The entries of SID's log of route ROUTE, oldest first, to FN. */
+int	 mcp__store_range(struct store *st, const char *sid,
+	    const char *route, store_list_fn fn, void *arg) MCP_HIDDEN;
+/* (UN)SUBSCRIBE SID's channel; ON: messages to the store_ev_fn. */
+int	 mcp__store_sub(struct store *st, const char *sid, int on)
+	    MCP_HIDDEN;
+
 /* The MCP transports over HTTP, by the routes they take. */
 enum {
 	HT_SSE,		/* GET /sse, POST /messages */
@@ -145,6 +192,13 @@ struct http_transport;
 /* The store's mcp__store_on_ended, with the daemon H: session SID ended
  * on another instance, so its copy here ends too (no DEL). */
 void	 mcp__streamable_ended(void *h, const char *sid) MCP_HIDDEN;
+/* The store's store_ev_fn, with the daemon H. */
+void	 mcp__streamable_event(void *h, int what, const char *sid,
+	    const char *val, size_t len) MCP_HIDDEN;
+/* The store's store_beat_fn, with the daemon H. */
+int	 mcp__streamable_calls(void *h, struct buf *out) MCP_HIDDEN;
+long	 mcp__streamable_maxlen(const void *h) MCP_HIDDEN;
+int	 mcp__streamable_ttl(const void *h) MCP_HIDDEN;
 extern const struct http_transport mcp__sse_transport MCP_HIDDEN;
 extern const struct http_transport mcp__streamable_transport MCP_HIDDEN;
 

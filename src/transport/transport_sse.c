@@ -47,6 +47,7 @@ static const struct session_ops sse_ops = {
 	NULL,
 	sse_end,
 	MT_SSE,
+	NULL,
 };
 
 static struct sse_stream *

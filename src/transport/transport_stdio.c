@@ -51,6 +51,7 @@ static const struct session_ops stdio_ops = {
 	NULL,
 	NULL,
 	MT_STDIO,
+	NULL,
 };
 
 static void	 try_write(struct stdio_transport *);

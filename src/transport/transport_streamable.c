@@ -23,6 +23,15 @@
  * all (DELETE; idle, if nobody renewed it since). A request naming an
  * id this instance does not know is suspended while Redis is asked;
  * found, the session is adopted here and the request served.
+ *
+ * With --redis, event ids are "<instance>-<route>-<seq>", and a route's
+ * events go to the session's Redis Stream once it has streamed (an id
+ * went out), one EVAL a loop iteration, also published on the
+ * session's channel; a GET with a Last-Event-ID of a route not held
+ * here replays it from there and follows it live until its end entry.
+ * A message outside calls with no standalone stream connected here is
+ * published for the instance that holds one (kind g). See "event logs
+ * in Redis Streams" below and docs/DEPLOY.md.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -77,6 +86,18 @@ struct route {
 	struct sconn	*sc;		/* the connection reading it */
 	double		 done_at;	/* when the last hold went */
 	int		 written;	/* all written once; kept a while */
+	/* Its ids are "<rid>-<seq>": rid "<no>", or with --redis
+	 * "<instance>-<no>" (8 hex digits of the instance's id). */
+	char		 rid[24];
+	/* --redis: its events go to the session's Redis Stream too, once
+	 * it streams (an id went out): mseq the last one sent */
+	int		 mirror;
+	int		 mstarted;	/* its "s" entry went */
+	int		 mdone;		/* its "e" entry went */
+	uint64_t	 mseq;
+	ev_timer	 mtimer;	/* sends them, this loop iteration */
+	int		 remote;	/* another instance's, read from Redis */
+	int		 rdone;		/* ... and its "e" came */
 };
 
 /* One HTTP response streaming a route. */
@@ -125,6 +146,32 @@ struct ssess {
 	int		 store_failed;	/* its first write failed */
 	int		 elsewhere;	/* ended by another instance */
 	int		 adopted;	/* opened from Redis, here */
+	int		 sub;		/* <prefix>ev:<sid>: 1 asked, 2 heard */
+	int		 gone;		/* ssess_end: no more to Redis */
+	struct replay	*replays;	/* GETs waiting for Redis's log */
+};
+
+/* --redis: a GET whose Last-Event-ID names a route not held here, while
+ * Redis is asked for its entries (mcp__store_range). */
+struct replay {
+	struct replay	*next;		/* ss->replays */
+	struct ssess	*ss;
+	struct MHD_Connection *conn;
+	unsigned long	 no;		/* names it to its answer */
+	char		 rid[24];
+	int		 sent;		/* asked; 0: waiting to subscribe */
+	int		 done;
+	int		 status;	/* ST_* */
+	struct buf	 got;		/* entries: "<len>\n<entry>" each */
+	ev_timer	 timer;		/* Redis is given STORE_WAIT s */
+};
+#define STORE_WAIT	3.0
+
+/* The answer to a replay's EVAL, named by session and number. */
+struct rask {
+	struct http	*h;
+	char		 sid[33];
+	unsigned long	 no;
 };
 
 /* --redis: a request naming an id not known here, waiting on Redis. */
@@ -148,7 +195,16 @@ static int	 st_send(struct session *, void *, const char *, size_t, int);
 static void	 st_hold(struct session *, void *, int);
 static void	 st_close(struct session *, void *);
 static void	 st_end(struct session *);
+static void	 st_relay(struct session *, int, const char *, const char *,
+		    size_t);
 static int	 ending_done(struct ssess *, double);
+static void	 mirror_flush(struct route *);
+static void	 mirror_cb(struct ev_loop *, ev_timer *, int);
+static void	 replay_free(struct replay *, int);
+static void	 sub_want(struct ssess *);
+static void	 replay_ask(struct replay *);
+static int	 relay_out(struct ssess *, const char *, size_t);
+static const char *memfind(const char *, size_t, const char *, size_t);
 static unsigned	 era_status(const struct route *, const char *, size_t);
 
 static const struct session_ops st_ops = {
@@ -157,6 +213,7 @@ static const struct session_ops st_ops = {
 	st_close,
 	st_end,
 	MT_STREAMABLE,
+	st_relay,
 };
 
 static uint64_t
@@ -177,6 +234,7 @@ static int
 delivered(const struct route *r)
 {
 	return r->no != 0 && r->holds == 0 && !r->inputting &&
+	    !(r->remote && !r->rdone) &&
 	    r->sc != NULL && r->sc->pos == log_end(r) &&
 	    r->sc->extra.len == r->sc->extra.off;
 }
@@ -294,6 +352,9 @@ route_free(struct route *r)
 {
 	struct http	*h = r->ss->h;
 
+	if (r->mirror && ev_is_active(&r->mtimer) && !r->ss->gone)
+		mirror_flush(r);
+	ev_timer_stop(h->srv->loop, &r->mtimer);
 	route_unlink(r);
 	ev_timer_stop(h->srv->loop, &r->wait);
 	if (r->sc != NULL) {
@@ -334,6 +395,14 @@ route_new(struct ssess *ss, unsigned no)
 	    ss->h->conf->keepalive : ss->h->conf->stream_after_ms / 1000.0,
 	    0.0);
 	r->wait.data = r;
+	ev_timer_init(&r->mtimer, mirror_cb, 0.0, 0.0);
+	r->mtimer.data = r;
+	if (ss->h->conf->store != NULL && !ss->stateless) {
+		memcpy(r->rid, mcp__store_instance(ss->h->conf->store), 8);
+		r->rid[8] = '-';
+		r->rid[9 + mcp__fmt_int(r->rid + 9, (long long)no)] = '\0';
+	} else
+		r->rid[mcp__fmt_int(r->rid, (long long)no)] = '\0';
 	r->pw.gone = waiting_gone;
 	r->pw.owner = r;
 	r->prev = ss->tail;
@@ -373,6 +442,11 @@ ssess_end(struct ssess *ss)
 		if (ss->next != NULL)
 			ss->next->prev = ss->prev;
 	}
+	ss->gone = 1;
+	while (ss->replays != NULL)
+		replay_free(ss->replays, 1);
+	if (ss->sub != 0 && h->conf->store != NULL)
+		(void)mcp__store_sub(h->conf->store, ss->id, 0);
 	if (ss->stored_at != 0 && !ss->elsewhere && h->conf->store != NULL)
 		store_forget(ss);
 	free(ss->rec);
@@ -699,6 +773,7 @@ ssess_adopt(struct http *h, const char *sid, const char *val, size_t len)
 	ss->hash = mcp__hash(ss->id);
 	ss->seen = ev_now(h->srv->loop);
 	ss->adopted = 1;
+	ss->sess->inst = mcp__store_tag(h->conf->store);
 	/* Renewed at once, by this instance: its own record. */
 	ss->stored_at = 1;
 	ss->rec_level = -1;
@@ -872,7 +947,7 @@ sconn_gone(struct peer_watch *w)
 static int
 log_event(struct route *r, const char *json, size_t len)
 {
-	char		 head[64];
+	char		 head[80];
 	struct sev	*ev;
 	size_t		 n;
 	int		 rc;
@@ -896,7 +971,9 @@ log_event(struct route *r, const char *json, size_t len)
 		n = 21;
 	} else {
 		memcpy(head, "event: message\nid: ", 19);
-		n = 19 + mcp__fmt_int(head + 19, (long long)r->no);
+		n = strlen(r->rid);
+		memcpy(head + 19, r->rid, n);
+		n += 19;
 		head[n++] = '-';
 		n += mcp__fmt_int(head + n, (long long)r->seq);
 		memcpy(head + n, "\ndata: ", 7);
@@ -920,6 +997,8 @@ log_event(struct route *r, const char *json, size_t len)
 		cut(r->sc, MCP_LOG_NOTICE,
 		    "its reader stopped reading (--max-queued)");
 	trim(r);
+	if (r->mirror && !ev_is_active(&r->mtimer))
+		ev_timer_start(r->ss->h->srv->loop, &r->mtimer);
 	return MCP_OK;
 }
 
@@ -970,6 +1049,17 @@ st_send(struct session *s, void *route, const char *json, size_t len,
 	/* With JSON bodies a request's notes have no stream of their own. */
 	if (r == NULL || (r->json && !final))
 		r = ss->get;
+	/* --redis: a message outside calls, and no standalone stream
+	 * connected here: for the instance holding one (kept here too, for
+	 * a resumption of the one this instance held). */
+	if (!final && (r == NULL || (r->no == 0 && r->sc == NULL)) &&
+	    ss->h->conf->store != NULL && !ss->stateless &&
+	    !ss->sess->era_only) {
+		int	 rc = relay_out(ss, json, len);
+
+		if (r == NULL)
+			return rc;
+	}
 	if (r == NULL || (r->no == 0 && final)) {
 		MCP_LOG(MCP_LOG_DEBUG, "mcp: session %.8s: no stream for a "
 		    "message, dropped", ss->id);
@@ -1002,6 +1092,8 @@ st_hold(struct session *s, void *route, int delta)
 	r->holds += delta;
 	if (r->holds == 0) {
 		r->done_at = ev_now(r->ss->h->srv->loop);
+		if (r->mirror && !ev_is_active(&r->mtimer))
+			ev_timer_start(r->ss->h->srv->loop, &r->mtimer);
 		kick(r);
 		if (r->sc == NULL && r->waiting == NULL && !r->inputting)
 			evict_done(r->ss);
@@ -1065,7 +1157,8 @@ reader(void *cls, uint64_t pos, char *buf, size_t max)
 		r->closing = 0;
 		return MHD_CONTENT_READER_END_OF_STREAM;
 	}
-	if (r->no != 0 && r->holds == 0 && !r->inputting)
+	if (r->no != 0 && r->holds == 0 && !r->inputting &&
+	    !(r->remote && !r->rdone))
 		return MHD_CONTENT_READER_END_OF_STREAM;
 	sc->suspended = 1;
 	MHD_suspend_connection(sc->conn);
@@ -1210,8 +1303,8 @@ start_stream(struct route *r, struct MHD_Connection *conn, uint64_t from,
 	sc->pw.owner = sc;
 	/* 2025-11-25 sessions: an id to come back with, and when. */
 	if (prime && primes(r)) {
-		n = snprintf(line, sizeof(line), "id: %u-%llu\nretry: %d\n"
-		    "data: \n\n", r->no, seq_before(r, from),
+		n = snprintf(line, sizeof(line), "id: %s-%llu\nretry: %d\n"
+		    "data: \n\n", r->rid, seq_before(r, from),
 		    h->conf->sse_retry);
 		mcp__buf_add(&sc->extra, line, (size_t)n);
 		sc->gave_id = 1;
@@ -1236,6 +1329,17 @@ start_stream(struct route *r, struct MHD_Connection *conn, uint64_t from,
 	 * response or destroying it frees SC at once.
 	 */
 	r->sc = sc;
+	/* --redis: from here its ids are out; another instance may be
+	 * asked for them. The standalone stream hears the others. */
+	if (h->conf->store != NULL && !r->json && !r->ss->stateless &&
+	    !r->remote) {
+		if (!r->mirror) {
+			r->mirror = 1;
+			ev_timer_start(h->srv->loop, &r->mtimer);
+		}
+		if (r->no == 0)
+			sub_want(r->ss);
+	}
 	sc->next = h->sconns;
 	if (h->sconns != NULL)
 		h->sconns->prev = sc;
@@ -1347,7 +1451,9 @@ answer_whole(struct route *r, struct MHD_Connection *conn, int new_session,
 		 * front of the log, which then becomes the body (no copy).
 		 */
 		memcpy(head, "id: ", 4);
-		k = 4 + (int)mcp__fmt_int(head + 4, (long long)r->no);
+		k = (int)strlen(r->rid);
+		memcpy(head + 4, r->rid, (size_t)k);
+		k += 4;
 		memcpy(head + k, "-0\nretry: ", 10);
 		k += 10;
 		k += (int)mcp__fmt_int(head + k, (long long)ss->h->conf->sse_retry);
@@ -1956,6 +2062,8 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		/* Other instances may serve it: what lives in this process
 		 * only (tasks) is not offered. */
 		ss->sess->shared = h->conf->store != NULL;
+		if (h->conf->store != NULL)
+			ss->sess->inst = mcp__store_tag(h->conf->store);
 		fresh = 1;
 	} else {
 		ss = session_of(h, conn, rq->sid, rq->version, rq->origin,
@@ -2102,20 +2210,700 @@ st_req_done(struct req *rq)
 		ssess_end(r->ss);
 }
 
-/* Parses "<route>-<seq>". */
-static int
-parse_event_id(const char *s, unsigned *no, unsigned long long *seq)
+/* ---- --redis: event logs in Redis Streams ------------------------------ */
+
+/*
+ * An entry is "K RID SEQ[ JSON]": K is m (an event of route RID, which
+ * the stream replays), s (the route streams from here: it exists), e
+ * (its last answer went: it is over), or g (a message for whoever holds
+ * the session's standalone stream, from an instance that holds none:
+ * published, never kept). JSON is one line, as our serialiser writes.
+ */
+
+/* The stream's bound in entries: --event-log over a small event. */
+static long
+mirror_max(const struct http *h)
 {
+	long	 n = (long)(h->conf->event_log / 64);
+
+	if (n < 16)
+		n = 16;
+	return n > (long)STORE_MAX_ITEMS ? (long)STORE_MAX_ITEMS : n;
+}
+
+/* Adds "K RID SEQ[ JSON]" to B, with its offset in OFFS[*N]. */
+static int
+entry_add(struct buf *b, size_t *offs, int *n, char k, const char *rid,
+    uint64_t seq, const char *json, size_t len)
+{
+	char	 num[24];
+
+	offs[(*n)++] = b->len;
+	if (mcp__buf_addc(b, k) != MCP_OK || mcp__buf_addc(b, ' ') !=
+	    MCP_OK || mcp__buf_adds(b, rid) != MCP_OK ||
+	    mcp__buf_addc(b, ' ') != MCP_OK ||
+	    mcp__buf_add(b, num, mcp__fmt_int(num, (long long)seq)) != MCP_OK)
+		return -1;
+	if (json != NULL && (mcp__buf_addc(b, ' ') != MCP_OK ||
+	    mcp__buf_add(b, json, len) != MCP_OK))
+		return -1;
+	return 0;
+}
+
+/* Sends N entries of B (at OFFS) for SS in one EVAL. */
+static void
+entries_push(struct ssess *ss, struct buf *b, size_t *offs, int n)
+{
+	const char	**vals;
+	size_t		 *lens;
+	int		  i;
+
+	vals = malloc((size_t)n * sizeof(*vals));
+	lens = malloc((size_t)n * sizeof(*lens));
+	if (vals != NULL && lens != NULL) {
+		for (i = 0; i < n; i++) {
+			vals[i] = b->data + offs[i];
+			lens[i] = (i + 1 < n ? offs[i + 1] : b->len) - offs[i];
+		}
+		if (mcp__store_push(ss->h->conf->store, ss->id, n, vals, lens,
+		    mirror_max(ss->h), store_ttl(ss->h)) != 0)
+			MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s: %d events not "
+			    "in Redis (unavailable)", ss->id, n);
+	}
+	free(vals);
+	free(lens);
+}
+
+/*
+ * R's events not sent yet go to Redis, with its "s" first and its "e"
+ * once its calls are done: one EVAL for all that came in a loop
+ * iteration (its answer and its end, or a burst of notes).
+ */
+static void
+mirror_flush(struct route *r)
+{
+	struct ssess	*ss = r->ss;
+	struct buf	 b = { 0 };
+	size_t		*offs, k, at, end, max;
+	const char	*p, *d;
+	int		 n = 0, done;
+
+	ev_timer_stop(ss->h->srv->loop, &r->mtimer);
+	if (r->mdone)
+		return;
+	done = r->no != 0 && r->holds == 0 && !r->inputting && !r->storing;
+	offs = malloc((r->nev - r->evoff + 2) * sizeof(*offs));
+	if (offs == NULL)
+		return;
+	if (!r->mstarted) {
+		if (entry_add(&b, offs, &n, 's', r->rid, r->seq, NULL, 0) != 0)
+			goto out;
+		r->mstarted = 1;
+	}
+	for (k = r->evoff; k < r->nev; k++) {
+		if (r->ev[k].seq <= r->mseq)
+			continue;
+		at = (size_t)(r->ev[k].at - r->base);
+		end = (size_t)((k + 1 < r->nev ? r->ev[k + 1].at : log_end(r)) -
+		    r->base);
+		d = r->log.data + r->log.off;
+		/* "event: message\nid: ...\ndata: JSON\n\n" */
+		max = end - at;
+		p = memfind(d + at, max, "\ndata: ", 7);
+		if (p == NULL || end - (size_t)(p - d) < 9)
+			continue;
+		p += 7;
+		if (entry_add(&b, offs, &n, 'm', r->rid, r->ev[k].seq, p,
+		    (size_t)(d + end - 2 - p)) != 0)
+			goto out;
+		r->mseq = r->ev[k].seq;
+	}
+	if (done) {
+		if (entry_add(&b, offs, &n, 'e', r->rid, r->seq, NULL, 0) != 0)
+			goto out;
+		r->mdone = 1;
+	}
+	if (n > 0)
+		entries_push(ss, &b, offs, n);
+out:
+	free(offs);
+	mcp__buf_free(&b);
+}
+
+static void
+mirror_cb(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	(void)loop;
+	(void)revents;
+	mirror_flush(w->data);
+}
+
+/* A message outside calls, no standalone stream here: for the instance
+ * that holds one (kind g). */
+static int
+relay_out(struct ssess *ss, const char *json, size_t len)
+{
+	struct buf	 b = { 0 };
+	size_t		 off;
+	int		 n = 0, rc = MCP_ESTATE;
+	char		 rid[24];
+
+	snprintf(rid, sizeof(rid), "%.8s-0",
+	    mcp__store_instance(ss->h->conf->store));
+	if (entry_add(&b, &off, &n, 'g', rid, 0, json, len) == 0) {
+		entries_push(ss, &b, &off, n);
+		rc = MCP_OK;
+	}
+	mcp__buf_free(&b);
+	return rc;
+}
+
+/*
+ * The heartbeat's record: [[sid, route, [ids]], ...], the calls in
+ * flight on routes whose ids went out (those a client may resume), for
+ * the instance that will answer them if this one is lost. Once a
+ * second, not once a call.
+ */
+int
+mcp__streamable_calls(void *arg, struct buf *out)
+{
+	struct http	*h = arg;
+	struct ssess	*ss;
+	struct route	*r;
+	char		*ids;
+	int		 first = 1;
+
+	if (mcp__buf_addc(out, '[') != MCP_OK)
+		return -1;
+	for (ss = h->ssessions; ss != NULL; ss = ss->next) {
+		if (ss->stateless || ss->gone)
+			continue;
+		for (r = ss->head; r != NULL; r = r->next) {
+			if (!r->mirror || r->mdone || r->no == 0 ||
+			    r->holds == 0 || r->remote)
+				continue;
+			ids = mcp__protocol_route_ids(ss->sess, r);
+			if (ids == NULL)
+				continue;
+			if ((!first && mcp__buf_addc(out, ',') != MCP_OK) ||
+			    mcp__buf_adds(out, "[\"") != MCP_OK ||
+			    mcp__buf_adds(out, ss->id) != MCP_OK ||
+			    mcp__buf_adds(out, "\",\"") != MCP_OK ||
+			    mcp__buf_adds(out, r->rid) != MCP_OK ||
+			    mcp__buf_adds(out, "\",") != MCP_OK ||
+			    mcp__buf_adds(out, ids) != MCP_OK ||
+			    mcp__buf_addc(out, ']') != MCP_OK) {
+				free(ids);
+				return -1;
+			}
+			free(ids);
+			first = 0;
+		}
+	}
+	return mcp__buf_addc(out, ']') == MCP_OK ? 0 : -1;
+}
+
+long
+mcp__streamable_maxlen(const void *arg)
+{
+	return mirror_max(arg);
+}
+
+int
+mcp__streamable_ttl(const void *arg)
+{
+	return store_ttl(arg);
+}
+
+/* session_ops relay: a message for instance TAG (NULL: all). */
+static void
+st_relay(struct session *s, int kind, const char *tag, const char *json,
+    size_t len)
+{
+	struct ssess	*ss = s->tdata;
+
+	if (ss == NULL || ss->stateless || ss->h->conf->store == NULL)
+		return;
+	if (mcp__store_relay(ss->h->conf->store, tag, kind, ss->id, json,
+	    len) != 0)
+		mcp_log(MCP_LOG_WARN, "mcp: session %.8s: a %s for another "
+		    "instance lost: Redis unavailable", ss->id,
+		    kind == RELAY_ANSWER ? "response" : "cancel");
+	else
+		MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s: a %s relayed to %s",
+		    ss->id, kind == RELAY_ANSWER ? "response" : "cancel",
+		    tag != NULL ? tag : "every instance");
+}
+
+/* SS's channel is listened to from now on, until it ends here. */
+static void
+sub_want(struct ssess *ss)
+{
+	if (ss->sub != 0)
+		return;
+	if (mcp__store_sub(ss->h->conf->store, ss->id, 1) == 0)
+		ss->sub = 1;
+}
+
+/*
+ * An entry from Redis (an answer to XRANGE, or a message), untrusted:
+ * "K RID SEQ[ JSON]", RID as we make them ("<8 hex>-<digits>"), SEQ
+ * digits, JSON one line holding a JSON object. 0 with its parts, or -1.
+ */
+static int
+entry_parse(const char *v, size_t len, char *k, char *rid,
+    unsigned long long *seq, const char **json, size_t *jlen)
+{
+	size_t		 i = 2, j;
+	json_t		*o;
+	unsigned long long n = 0;
+
+	if (len < 14 || strchr("msge", v[0]) == NULL || v[0] == '\0' ||
+	    v[1] != ' ')
+		return -1;
+	for (j = 0; j < 8; j++, i++)
+		if (!((v[i] >= '0' && v[i] <= '9') ||
+		    (v[i] >= 'a' && v[i] <= 'f')))
+			return -1;
+	if (v[i++] != '-')
+		return -1;
+	for (j = i; i < len && v[i] >= '0' && v[i] <= '9'; i++)
+		;
+	if (i == j || i - j > 10 || i >= len || v[i] != ' ')
+		return -1;
+	memcpy(rid, v + 2, i - 2);
+	rid[i - 2] = '\0';
+	for (i++, j = i; i < len && v[i] >= '0' && v[i] <= '9'; i++)
+		n = n * 10 + (unsigned long long)(v[i] - '0');
+	if (i == j || i - j > 18)
+		return -1;
+	*k = v[0];
+	*seq = n;
+	*json = NULL;
+	*jlen = 0;
+	if (i == len)
+		return v[0] == 'm' || v[0] == 'g' ? -1 : 0;
+	if (v[i] != ' ' || (v[0] != 'm' && v[0] != 'g'))
+		return -1;
+	*json = v + i + 1;
+	*jlen = len - i - 1;
+	/* One SSE data line, a JSON object: anything else could break the
+	 * stream it goes on. */
+	if (memchr(*json, '\n', *jlen) != NULL ||
+	    memchr(*json, '\r', *jlen) != NULL)
+		return -1;
+	o = json_loadb(*json, *jlen, 0, NULL);
+	if (!json_is_object(o)) {
+		json_decref(o);
+		return -1;
+	}
+	json_decref(o);
+	return 0;
+}
+
+/* An event of another instance's route, onto R here (once, in order). */
+static void
+remote_apply(struct route *r, char k, unsigned long long seq,
+    const char *json, size_t len)
+{
+	r->done_at = ev_now(r->ss->h->srv->loop);
+	if (k == 'e') {
+		if (!r->rdone) {
+			r->rdone = 1;
+			kick(r);
+		}
+		return;
+	}
+	if (k != 'm' || seq <= r->seq || r->rdone)
+		return;
+	r->seq = seq - 1;	/* log_event counts it */
+	if (log_event(r, json, len) != MCP_OK)
+		return;
+	r->nnote++;
+	kick(r);
+}
+
+/* A message for SS's standalone stream from another instance: logged on
+ * it as its own, if it is held here. */
+static void
+relay_in(struct ssess *ss, const char *json, size_t len)
+{
+	struct route	*r = ss->get;
+
+	if (r == NULL || r->sc == NULL || log_event(r, json, len) != MCP_OK)
+		return;
+	r->nnote++;
+	kick(r);
+}
+
+/* The store's callback: a message on a session's channel, a channel
+ * listened to, or the subscriber back (every channel asked again). */
+void
+mcp__streamable_event(void *arg, int what, const char *sid,
+    const char *val, size_t len)
+{
+	struct http	*h = arg;
+	struct ssess	*ss;
+	struct route	*r;
+	struct replay	*rp;
+	char		 k, rid[24];
+	unsigned long long seq;
+	const char	*json;
+	size_t		 jlen, n;
+	char		 num[24];
+
+	if (what == SEV_RESUB) {
+		for (ss = h->ssessions; ss != NULL; ss = ss->next) {
+			if (ss->sub == 0)
+				continue;
+			ss->sub = 0;
+			sub_want(ss);
+			/* What was published meanwhile is lost: a stream
+			 * following another instance's call is ended, so
+			 * that its client resumes it from Redis's log. */
+			for (r = ss->head; r != NULL; r = r->next)
+				if (r->remote && !r->rdone && r->sc != NULL)
+					cut(r->sc, MCP_LOG_INFO, "its events "
+					    "from Redis may have a gap");
+		}
+		return;
+	}
+	if ((ss = find(h, sid)) == NULL || ss->stateless)
+		return;
+	if (what == SEV_RELAY) {
+		/* "K SID JSON": a response to one of our requests, or a
+		 * cancel, that the client gave another instance. */
+		if (ss->sess->inst == NULL || len < 37 ||
+		    mcp__protocol_relayed(ss->sess, val[0], val + 35,
+		    len - 35) != MCP_OK)
+			mcp_log(MCP_LOG_WARN, "mcp: session %.8s: a relayed "
+			    "message not of ours (%zu bytes): dropped",
+			    ss->id, len);
+		return;
+	}
+	if (what == SEV_SUBSCRIBED) {
+		ss->sub = 2;
+		for (rp = ss->replays; rp != NULL; rp = rp->next)
+			if (!rp->sent)
+				replay_ask(rp);
+		return;
+	}
+	if (len > 11 && val[10] == '-' && memcmp(val + 2,
+	    mcp__store_tag(h->conf->store), 8) == 0)
+		return;			/* our own, heard back */
+	if (entry_parse(val, len, &k, rid, &seq, &json, &jlen) != 0) {
+		mcp_log(MCP_LOG_WARN, "mcp: session %.8s: a message on its "
+		    "Redis channel not of ours (%zu bytes): dropped", ss->id,
+		    len);
+		return;
+	}
+	for (rp = ss->replays; rp != NULL; rp = rp->next)
+		if (rp->sent && strcmp(rp->rid, rid) == 0) {
+			/* Came after the XRANGE was sent, maybe before its
+			 * answer, or before its GET takes it: kept. */
+			n = (size_t)snprintf(num, sizeof(num), "%zu\n", len);
+			(void)mcp__buf_add(&rp->got, num, n);
+			(void)mcp__buf_add(&rp->got, val, len);
+		}
+	/* Only g is relayed: what a standalone stream logged (relayed
+	 * too) is for its resumption, not heard live again. */
+	if (k == 'g') {
+		relay_in(ss, json, jlen);
+		return;
+	}
+	for (r = ss->head; r != NULL; r = r->next)
+		if (r->remote && strcmp(r->rid, rid) == 0) {
+			remote_apply(r, k, seq, json, jlen);
+			break;
+		}
+}
+
+static void
+replay_free(struct replay *rp, int resume)
+{
+	struct replay	**pp;
+
+	for (pp = &rp->ss->replays; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == rp) {
+			*pp = rp->next;
+			break;
+		}
+	ev_timer_stop(rp->ss->h->srv->loop, &rp->timer);
+	if (resume && !rp->done) {
+		MHD_resume_connection(rp->conn);
+		mcp__http_wake(rp->ss->h);
+	}
+	mcp__buf_free(&rp->got);
+	free(rp);
+}
+
+/* Redis answered RP (or did not in time): its GET goes on. */
+static void
+replay_done(struct replay *rp, int status)
+{
+	if (rp->done)
+		return;
+	rp->done = 1;
+	rp->status = status;
+	ev_timer_stop(rp->ss->h->srv->loop, &rp->timer);
+	MHD_resume_connection(rp->conn);
+	mcp__http_wake(rp->ss->h);
+}
+
+static void
+replay_timeout(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct replay	*rp = w->data;
+
+	(void)loop;
+	(void)revents;
+	mcp_log(MCP_LOG_WARN, "mcp: session %.8s: no event log from Redis "
+	    "in %.0f s", rp->ss->id, STORE_WAIT);
+	replay_done(rp, ST_ERR);
+}
+
+static void
+replay_cb(void *arg, int status, size_t n, const char *const *vals,
+    const size_t *lens)
+{
+	struct rask	*a = arg;
+	struct ssess	*ss = find(a->h, a->sid);
+	struct replay	*rp = NULL;
+	struct buf	 b = { 0 };
+	char		 num[24];
+	size_t		 i, k;
+
+	if (ss != NULL)
+		for (rp = ss->replays; rp != NULL; rp = rp->next)
+			if (rp->no == a->no)
+				break;
+	free(a);
+	if (rp == NULL || rp->done)
+		return;
+	/* The log first, then what came live meanwhile. */
+	for (i = 0; status == ST_OK && i < n; i++) {
+		k = (size_t)snprintf(num, sizeof(num), "%zu\n", lens[i]);
+		if (mcp__buf_add(&b, num, k) != MCP_OK ||
+		    mcp__buf_add(&b, vals[i], lens[i]) != MCP_OK)
+			status = ST_ERR;
+	}
+	if (status == ST_OK && n == 0)
+		status = ST_NONE;
+	if (status == ST_OK && mcp__buf_add(&b, rp->got.data + rp->got.off,
+	    rp->got.len - rp->got.off) != MCP_OK)
+		status = ST_ERR;
+	mcp__buf_free(&rp->got);
+	rp->got = b;
+	replay_done(rp, status);
+}
+
+static void
+replay_ask(struct replay *rp)
+{
+	struct rask	*a;
+	char		 pre[32];
+
+	rp->sent = 1;
+	a = malloc(sizeof(*a));
+	if (a == NULL) {
+		replay_done(rp, ST_ERR);
+		return;
+	}
+	a->h = rp->ss->h;
+	memcpy(a->sid, rp->ss->id, sizeof(a->sid));
+	a->no = rp->no;
+	snprintf(pre, sizeof(pre), "%s ", rp->rid);
+	if (mcp__store_range(rp->ss->h->conf->store, rp->ss->id, pre,
+	    replay_cb, a) != 0) {
+		free(a);
+		replay_done(rp, ST_ERR);
+	}
+}
+
+/* CONN's GET names RID, not held here: Redis is asked for its log, CONN
+ * waits suspended (MHD_YES), or the answer is queued. */
+static enum MHD_Result
+replay_start(struct ssess *ss, struct MHD_Connection *conn, const char *rid,
+    const char *origin)
+{
+	static unsigned long	 nreplay;
+	struct replay		*rp;
+	const char		*why;
+
+	if ((why = mcp__store_sub_down(ss->h->conf->store)) != NULL)
+		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    why, origin);
+	rp = calloc(1, sizeof(*rp));
+	if (rp == NULL)
+		return MHD_NO;
+	rp->ss = ss;
+	rp->conn = conn;
+	rp->no = ++nreplay;
+	snprintf(rp->rid, sizeof(rp->rid), "%s", rid);
+	ev_timer_init(&rp->timer, replay_timeout, STORE_WAIT, 0.0);
+	rp->timer.data = rp;
+	ev_timer_start(ss->h->srv->loop, &rp->timer);
+	rp->next = ss->replays;
+	ss->replays = rp;
+	/* Listened to first, so that nothing falls between the log read
+	 * and the first message heard. */
+	sub_want(ss);
+	if (ss->sub == 0) {
+		replay_free(rp, 0);
+		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    "event log unavailable: cannot listen to Redis", origin);
+	}
+	MHD_suspend_connection(conn);
+	if (ss->sub == 2)
+		replay_ask(rp);
+	return MHD_YES;
+}
+
+/* The answered replay of CONN's GET, unlinked; or NULL. */
+static struct replay *
+replay_take(struct ssess *ss, struct MHD_Connection *conn)
+{
+	struct replay	*rp, **pp;
+
+	for (pp = &ss->replays; (rp = *pp) != NULL; pp = &rp->next)
+		if (rp->conn == conn && rp->done) {
+			*pp = rp->next;
+			rp->next = NULL;
+			return rp;
+		}
+	return NULL;
+}
+
+/*
+ * RP's entries (after SEQ, the client's last) onto a route here: for a
+ * standalone stream, this instance's own (the missed events become its
+ * own); for a POST's, a route that follows the other instance's live
+ * until its "e". Streams it on CONN.
+ */
+static enum MHD_Result
+replay_serve(struct ssess *ss, struct replay *rp, unsigned long long seq,
+    struct MHD_Connection *conn, const char *origin)
+{
+	struct route	*r = NULL;
+	const char	*p = rp->got.data + rp->got.off, *end, *json;
+	const char	*rid;
+	char		 k, erid[24], *e;
+	unsigned long long eseq;
+	size_t		 jlen, n;
+	uint64_t	 from;
+	int		 zero, known = 0, bad;
+	unsigned long long applied = seq;
+
+	end = p + (rp->got.len - rp->got.off);
+	rid = rp->rid;
+	n = strlen(rid);
+	zero = n > 2 && strcmp(rid + n - 2, "-0") == 0;
+	if (zero) {
+		if (ss->get != NULL && ss->get->sc != NULL)
+			return reply_rpc(conn, 409, "Conflict: only one "
+			    "standalone stream per session", origin);
+		if (ss->get == NULL && (ss->get = route_new(ss, 0)) == NULL)
+			return MHD_NO;
+		r = ss->get;
+		from = log_end(r);
+	} else {
+		for (r = ss->head; r != NULL; r = r->next)
+			if (r->remote && strcmp(r->rid, rid) == 0)
+				break;
+		if (r != NULL && r->sc != NULL) {
+			cut(r->sc, MCP_LOG_INFO, "resumed by another GET");
+			r->sc->r = NULL;
+			r->sc = NULL;
+		}
+		if (r == NULL) {
+			if ((r = route_new(ss, ++ss->nroutes)) == NULL)
+				return MHD_NO;
+			r->remote = 1;
+			snprintf(r->rid, sizeof(r->rid), "%s", rid);
+			r->done_at = ev_now(ss->h->srv->loop);
+		}
+		from = (uint64_t)-1;
+	}
+	while (p < end) {
+		n = (size_t)strtoul(p, &e, 10);
+		if (e == p || *e != '\n' || (size_t)(end - e - 1) < n)
+			break;
+		p = e + 1;
+		bad = entry_parse(p, n, &k, erid, &eseq, &json, &jlen);
+		p += n;
+		if (bad)
+			mcp_log(MCP_LOG_WARN, "mcp: session %.8s: an event log "
+			    "entry not of ours in Redis: dropped", ss->id);
+		if (bad || strcmp(erid, rid) != 0)
+			continue;
+		known = 1;
+		if (zero) {
+			if (k == 'm' && eseq > applied &&
+			    log_event(r, json, jlen) == MCP_OK) {
+				r->nnote++;
+				applied = eseq;
+			}
+			continue;
+		}
+		remote_apply(r, k, eseq, json, jlen);
+	}
+	if (!known) {
+		if (zero && r->sc == NULL && r->nev == 0 && r->log.len == 0) {
+			route_free(r);
+		} else if (!zero && r->sc == NULL && r->nev == 0)
+			route_free(r);
+		return reply_rpc(conn, 400, "Bad Request: unknown "
+		    "Last-Event-ID", origin);
+	}
+	if (!zero) {
+		size_t	 i;
+
+		/* From the first after the client's own last. */
+		from = log_end(r);
+		for (i = r->evoff; i < r->nev; i++)
+			if (r->ev[i].seq > seq) {
+				from = r->ev[i].at;
+				break;
+			}
+	}
+	MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s: stream %s resumed from "
+	    "Redis's log", ss->id, rid);
+	return start_stream(r, conn, from, 0, 0, origin);
+}
+
+/* Parses "<rid>-<seq>": RID "<route>", or with --redis (TAGGED)
+ * "<8 hex digits>-<route>", into RID (24 bytes). */
+static int
+parse_event_id(const char *s, int tagged, char *rid, unsigned *no,
+    unsigned long long *seq)
+{
+	const char	*p = s;
 	char		*end;
 	unsigned long	 n;
+	int		 i;
 
-	errno = 0;
-	n = strtoul(s, &end, 10);
-	if (errno != 0 || end == s || *end != '-' || n > 0xffffffffUL)
+	if (tagged) {
+		for (i = 0; i < 8; i++)
+			if (!((s[i] >= '0' && s[i] <= '9') ||
+			    (s[i] >= 'a' && s[i] <= 'f')))
+				return -1;
+		if (s[8] != '-')
+			return -1;
+		p = s + 9;
+	}
+	if (*p < '0' || *p > '9')
 		return -1;
-	s = end + 1;
-	*seq = strtoull(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0')
+	errno = 0;
+	n = strtoul(p, &end, 10);
+	if (errno != 0 || end == p || *end != '-' || n > 0xffffffffUL)
+		return -1;
+	memcpy(rid, s, (size_t)(end - s));
+	rid[end - s] = '\0';
+	p = end + 1;
+	if (*p < '0' || *p > '9')
+		return -1;
+	*seq = strtoull(p, &end, 10);
+	if (errno != 0 || end == p || *end != '\0')
 		return -1;
 	*no = (unsigned)n;
 	return 0;
@@ -2133,6 +2921,8 @@ st_get(struct http *h, struct MHD_Connection *conn, const char *sid,
 	uint64_t	 from;
 	size_t		 k;
 	enum MHD_Result	 rc = MHD_NO;
+	char		 rid[24];
+	struct replay	*rp;
 
 	if (h->conf->stateless || era_get(conn, sid))
 		return not_allowed(conn, origin);
@@ -2159,12 +2949,29 @@ st_get(struct http *h, struct MHD_Connection *conn, const char *sid,
 		return start_stream(ss->get, conn, log_end(ss->get), 1, 0,
 		    origin);
 	}
-	if (parse_event_id(last, &no, &seq) != 0)
+	if (strlen(last) > 40 || parse_event_id(last, h->conf->store != NULL,
+	    rid, &no, &seq) != 0)
 		return reply_rpc(conn, 400, "Bad Request: malformed "
 		    "Last-Event-ID", origin);
+	if (h->conf->store != NULL && (rp = replay_take(ss, conn)) != NULL) {
+		/* Redis answered: its log, then live. */
+		int	 status = rp->status;
+
+		if (status == ST_ERR) {
+			replay_free(rp, 0);
+			return mcp__http_reply_rpc(conn, 503,
+			    MCP_RPC_SERVER_BUSY, "event log unavailable: "
+			    "Redis failed to answer", origin);
+		}
+		rc = replay_serve(ss, rp, seq, conn, origin);
+		replay_free(rp, 0);
+		return rc;
+	}
 	for (r = ss->head; r != NULL; r = r->next)
-		if (r->no == no)
+		if (strcmp(r->rid, rid) == 0 && !r->remote)
 			break;
+	if (r == NULL && h->conf->store != NULL)
+		return replay_start(ss, conn, rid, origin);
 	if (r == NULL || seq > r->seq)
 		return reply_rpc(conn, 400, "Bad Request: unknown "
 		    "Last-Event-ID", origin);
@@ -2187,9 +2994,9 @@ st_get(struct http *h, struct MHD_Connection *conn, const char *sid,
 			break;
 		}
 	if (k == r->evoff && k < r->nev && r->ev[k].seq > seq + 1)
-		mcp_log(MCP_LOG_NOTICE, "mcp: session %.8s: events %u-%llu to "
-		    "%u-%llu are no longer kept (--event-log)", ss->id, no,
-		    seq + 1, no, (unsigned long long)r->ev[k].seq - 1);
+		mcp_log(MCP_LOG_NOTICE, "mcp: session %.8s: events %s-%llu to "
+		    "%s-%llu are no longer kept (--event-log)", ss->id, rid,
+		    seq + 1, rid, (unsigned long long)r->ev[k].seq - 1);
 	return start_stream(r, conn, from, 0, 0, origin);
 }
 
