@@ -354,7 +354,7 @@ home_send(struct session *s, void *route, const char *json, size_t len,
 }
 
 static const struct session_ops home_ops = {
-	home_send, NULL, NULL, NULL, MT_STREAMABLE
+	home_send, NULL, NULL, NULL, MT_STREAMABLE, NULL
 };
 
 struct session *
