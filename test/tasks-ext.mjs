@@ -6,7 +6,8 @@
 // one without runs plainly, and a tool that must be a task is -32021 for
 // it (400 over HTTP); tasks/get polls (the result or the error inline
 // once it ended; isError is completed, a JSON-RPC error failed);
-// tasks/update acknowledges inputResponses; tasks/cancel stops the call;
+// tasks/update acknowledges inputResponses; a task's request to the
+// client fails at once; tasks/cancel stops the call;
 // no tasks/list nor tasks/result; unknown ids -32602; Mcp-Name carries
 // the taskId over HTTP; a task outlives the POST that made it, and only
 // its subject sees it (TASK_AUTH: token "user-NAME"); --max-session-tasks
@@ -151,6 +152,26 @@ async function stdioTasks() {
 	ok(m?.result?.resultType === 'task', 'a loop tool: a task too', show(m));
 	m = await settle(ask, qid);
 	ok(m?.result?.status === 'completed' && text(m.result.result) === 'quick', '... completed', show(m));
+
+	// A task's callback that asks the client (elicitation declared):
+	// no request of the client's can be retried for it, so the ask
+	// fails at once and the callback goes on; an input_required answer
+	// kept as the task's result could never be answered.
+	const elicit = (id, ext) => {
+		const q = call(id, 'asks', {}, ext);
+		q.params._meta['io.modelcontextprotocol/clientCapabilities'] = ext ?
+			{ elicitation: {}, extensions: { [EXT]: {} } } : { elicitation: {} };
+		return q;
+	};
+	m = await ask(elicit('el1', true));
+	ok(m?.result?.resultType === 'task', 'a tool that elicits, the extension declared: a task', show(m));
+	m = await settle(ask, m?.result?.taskId);
+	ok(m?.result?.status === 'completed' && /^elicit rc -\d+$/.test(text(m.result.result)) &&
+	    m.result.result.resultType !== 'input_required' && m.result.result.inputRequests === undefined,
+	'... its elicitation fails at once (no input_required result kept in the task)', show(m));
+	m = await ask(elicit('el2', false));
+	ok(m?.result?.resultType === 'input_required' && m.result.inputRequests?.['input-1']?.method ===
+	    'elicitation/create', 'the same tool run plainly: input_required, as before', show(m));
 
 	// tasks/update: acknowledged (nothing is outstanding), checked.
 	m = await ask(req('u1', 'tasks/update', { taskId: qid, inputResponses: { nope: { action: 'accept' } } }));
