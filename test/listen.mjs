@@ -13,7 +13,8 @@
 // acknowledgment); --json-response (still a stream); a legacy session on
 // the same server, whose list_changed has no subscriptionId; and SIGTERM,
 // which ends every listen with its {resultType:"complete"} answer and
-// exits at once; what a listen's reader took is not kept. Prints TAP; exits 1 when an assertion fails. Node 20,
+// exits at once; what a listen's reader took is not kept; a client that
+// stops reading stdio amid a notification to 64 listens. Prints TAP; exits 1 when an assertion fails. Node 20,
 // no npm packages; run from the repository root (test/listen.sh does).
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -415,7 +416,30 @@ async function stdioEof() {
 	is(exit.code, 0, 'exits 0');
 }
 
-const groups = { httpListen, httpLimits, httpMemory, stdioListen, stdioEof };
+// The client stops reading (its end of stdout closed) while 64 listens
+// are open, and a notification for all of them comes: some 130 KB, so
+// the write happens amid the sends, fails (EPIPE), and the drain ends
+// every listen under the walk that is sending. The process exits 0.
+async function stdioGone() {
+	tap.label = 'stdio gone: ';
+	const s = new Stdio(FEAT);
+	const uri = `test://template/${'u'.repeat(2000)}/data`;
+	for (let i = 0; i < 64; i++)
+		s.send(listenReq(`g${i}`, { resourceSubscriptions: [uri] }));
+	await s.until(() => s.of('g63').length > 0);
+	ok(Array.from({ length: 64 }, (_, i) => s.of(`g${i}`).length === 1).every(Boolean),
+	    '64 listens of a 2 KB URI acknowledged');
+	s.proc.stdout.destroy();
+	await sleep(100);
+	s.send(notify('n', { what: 'updated', uri }));
+	const t = setTimeout(() => s.proc.kill('SIGKILL'), 10000);
+	const exit = await s.exited;
+	clearTimeout(t);
+	ok(exit.code === 0 && exit.signal === null, 'a notification to them all on a broken pipe: exits 0',
+	    show(exit), s.stderr.slice(-600));
+}
+
+const groups = { httpListen, httpLimits, httpMemory, stdioListen, stdioEof, stdioGone };
 const want = process.argv.slice(2);
 for (const [name, fn] of Object.entries(groups)) {
 	if (want.length > 0 && !want.some((w) => name.includes(w)))

@@ -9,7 +9,7 @@
 #
 #   test/listen.sh [GROUP ...]	only the groups whose names contain GROUP
 #				(httpListen, httpLimits, httpMemory, stdioListen,
-#				stdioEof)
+#				stdioEof, stdioGone)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
