@@ -8,7 +8,8 @@
 // once it ended; isError is completed, a JSON-RPC error failed);
 // tasks/update acknowledges inputResponses; a task's request to the
 // client fails at once; tasks/cancel stops the call;
-// no tasks/list nor tasks/result; unknown ids -32602; Mcp-Name carries
+// no tasks/list nor tasks/result; unknown ids -32602; tasks/* from a
+// client that does not declare the extension -32021; Mcp-Name carries
 // the taskId over HTTP; a task outlives the POST that made it, and only
 // its subject sees it (TASK_AUTH: token "user-NAME"); --max-session-tasks
 // per subject; SIGTERM waits for a running task. test/tasks.sh covers
@@ -204,6 +205,15 @@ async function stdioTasks() {
 		m = await ask(req(`e${i}`, method, p));
 		ok(isErr(m, -32602), `${method} ${show(p)}: -32602`, show(m));
 	}
+	// The extension not declared on the request: -32021, whatever the id
+	// (the spec's MUST for tasks/get, tasks/update and tasks/cancel).
+	for (const [i, [method, p]] of [['tasks/get', { taskId: qid }], ['tasks/update', { taskId: qid,
+		inputResponses: {} }], ['tasks/cancel', { taskId: qid }], ['tasks/get', { taskId: 'f'.repeat(32) }]]
+		.entries()) {
+		m = await ask(req(`nx${i}`, method, p, false));
+		ok(isErr(m, -32021) && is_ext(m.error.data), `${method} without the extension declared: -32021 naming it`,
+		    show(m));
+	}
 	for (const method of ['tasks/list', 'tasks/result']) {
 		m = await ask(req(`x-${method}`, method, { taskId: qid }));
 		ok(isErr(m, -32601), `${method}: not in the extension (-32601)`, show(m));
@@ -265,6 +275,9 @@ async function httpTasks() {
 	const m = await settle(ask, r?.taskId);
 	ok(m?.result?.status === 'completed' && text(m.result.result) === 'slept 400',
 	    'polled by later POSTs (Mcp-Name: the taskId): the task outlived its POST, completed', show(m));
+	x = await mpost(port, req('g3', 'tasks/get', { taskId: r?.taskId }, false));
+	ok(x.status === 400 && isErr(x.answer('g3'), -32021), 'tasks/get without the extension declared: 400, -32021',
+	    x.summary());
 	x = await mpost(port, call('r1', 'must', {}, false));
 	ok(x.status === 400 && isErr(x.answer('r1'), -32021), 'a required tool without the extension: 400, -32021',
 	    x.summary());
