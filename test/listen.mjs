@@ -47,9 +47,14 @@ function mpost(port, body, extra = {}) {
 	return post(port, body, { headers });
 }
 
-// A listen over HTTP: its exchange, once the acknowledgment came (or not).
-async function openListen(port, id, filter, extra) {
-	const x = mpost(port, listenReq(id, filter), extra);
+// A listen over HTTP: its exchange, once the acknowledgment came (or not);
+// EXT: its client capabilities declare the tasks extension.
+async function openListen(port, id, filter, { ext, ...extra } = {}) {
+	const body = listenReq(id, filter);
+	if (ext)
+		body.params._meta = { ...META, 'io.modelcontextprotocol/clientCapabilities':
+			{ extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+	const x = mpost(port, body, extra);
 	await x.until(() => x.msgs.length > 0 || x.ended, 5000);
 	return x;
 }
@@ -79,15 +84,21 @@ async function httpListen() {
 	const srv = await startServer(['--metrics', '--keepalive', '1'], FEAT);
 	const port = srv.port;
 
+	const nt = await mpost(port, listenReq('T', { toolsListChanged: true, taskIds: ['0'.repeat(32)] })).done();
+	const et = nt.answer('T');
+	ok(nt.status === 400 && isErr(et, -32021) && typeof et.error.data?.requiredCapabilities?.extensions?.[
+	    'io.modelcontextprotocol/tasks'] === 'object' && !nt.sse,
+	'taskIds without the tasks extension declared: 400, -32021 naming it, no stream', nt.summary());
 	const a = await openListen(port, 'A', { toolsListChanged: true, resourceSubscriptions: [WATCHED, WATCHED],
-		futureKind: true, taskIds: ['0'.repeat(32)] });
+		futureKind: true, taskIds: ['0'.repeat(32)] }, { ext: true });
 	ok(a.status === 200 && a.sse, 'a listen\'s POST: 200, text/event-stream', a.summary());
 	ok(a.headers['mcp-session-id'] === undefined, 'no Mcp-Session-Id', show(a.headers));
 	const ack = a.msgs[0];
 	ok(ack && ack.method === 'notifications/subscriptions/acknowledged' && tagged(ack, 'A'),
 	    'the first message: notifications/subscriptions/acknowledged, tagged with the listen\'s id', show(ack));
 	is(ack?.params?.notifications, { toolsListChanged: true, resourceSubscriptions: [WATCHED] },
-	    'the acknowledged filter: what was asked and is served (an unknown kind and taskIds, not served, ' +
+	    'the acknowledged filter: what was asked and is served (an unknown kind and taskIds, not served but ' +
+	    'declared, ' +
 	    'left out; a URI once)');
 	ok(a.events().every((e) => e.other.id === undefined), 'no event ids on a listen stream', show(a.events()));
 	ok(!a.ended, 'the stream stays open after the acknowledgment', a.summary());

@@ -61,6 +61,16 @@ mcp__listen_new(struct session *s, const json_t *params, struct listen **out,
 			return MCP_RPC_INVALID_PARAMS;
 		}
 	}
+	/* notifications/tasks (SEP-2663) is not served: taskIds is left
+	 * out of the acknowledgment, but a client that does not declare
+	 * the extension MUST be told it lacks it. */
+	if (json_object_get(filter, "taskIds") != NULL &&
+	    (s->era == NULL || !s->era->tasks)) {
+		snprintf(why, whylen, "Missing required client capability: "
+		    "subscriptions/listen: notifications.taskIds is of the "
+		    "extension io.modelcontextprotocol/tasks");
+		return MCP_RPC_MISSING_CAPABILITY;
+	}
 	uris = json_object_get(filter, "resourceSubscriptions");
 	if (uris != NULL && !json_is_array(uris)) {
 		snprintf(why, whylen, "subscriptions/listen: notifications."

@@ -1578,7 +1578,7 @@ do_listen(struct session *s, struct rpc_fields *f, const char *key,
 {
 	struct mcp_call	*c;
 	struct listen	*l;
-	json_t		*agreed;
+	json_t		*agreed, *data;
 	char		 why[240];
 	int		 code;
 
@@ -1589,6 +1589,13 @@ do_listen(struct session *s, struct rpc_fields *f, const char *key,
 	}
 	code = mcp__listen_new(s, params_of(f), &l, &agreed, why,
 	    sizeof(why));
+	if (code == MCP_RPC_MISSING_CAPABILITY) {
+		data = json_pack("{s:{s:{s:{}}}}", "requiredCapabilities",
+		    "extensions", "io.modelcontextprotocol/tasks");
+		reply_error_data(s, NULL, f->id, code, why, data);
+		json_decref(data);
+		return;
+	}
 	if (code != 0) {
 		reply_error(s, NULL, f->id, code, why);
 		return;
