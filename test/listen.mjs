@@ -13,10 +13,12 @@
 // acknowledgment); --json-response (still a stream); a legacy session on
 // the same server, whose list_changed has no subscriptionId; and SIGTERM,
 // which ends every listen with its {resultType:"complete"} answer and
-// exits at once. Prints TAP; exits 1 when an assertion fails. Node 20,
+// exits at once; what a listen's reader took is not kept; a client that
+// stops reading stdio amid a notification to 64 listens. Prints TAP; exits 1 when an assertion fails. Node 20,
 // no npm packages; run from the repository root (test/listen.sh does).
 import { spawn } from 'node:child_process';
-import { done, ok, is, show, tap } from './node/harness.mjs';
+import { readFileSync } from 'node:fs';
+import { done, ok, is, show, skip, tap } from './node/harness.mjs';
 import { FEAT, get, killAll, post, startServer } from './node/http-client.mjs';
 
 const V = '2026-07-28';
@@ -45,9 +47,14 @@ function mpost(port, body, extra = {}) {
 	return post(port, body, { headers });
 }
 
-// A listen over HTTP: its exchange, once the acknowledgment came (or not).
-async function openListen(port, id, filter, extra) {
-	const x = mpost(port, listenReq(id, filter), extra);
+// A listen over HTTP: its exchange, once the acknowledgment came (or not);
+// EXT: its client capabilities declare the tasks extension.
+async function openListen(port, id, filter, { ext, ...extra } = {}) {
+	const body = listenReq(id, filter);
+	if (ext)
+		body.params._meta = { ...META, 'io.modelcontextprotocol/clientCapabilities':
+			{ extensions: { 'io.modelcontextprotocol/tasks': {} } } };
+	const x = mpost(port, body, extra);
 	await x.until(() => x.msgs.length > 0 || x.ended, 5000);
 	return x;
 }
@@ -77,15 +84,21 @@ async function httpListen() {
 	const srv = await startServer(['--metrics', '--keepalive', '1'], FEAT);
 	const port = srv.port;
 
+	const nt = await mpost(port, listenReq('T', { toolsListChanged: true, taskIds: ['0'.repeat(32)] })).done();
+	const et = nt.answer('T');
+	ok(nt.status === 400 && isErr(et, -32021) && typeof et.error.data?.requiredCapabilities?.extensions?.[
+	    'io.modelcontextprotocol/tasks'] === 'object' && !nt.sse,
+	'taskIds without the tasks extension declared: 400, -32021 naming it, no stream', nt.summary());
 	const a = await openListen(port, 'A', { toolsListChanged: true, resourceSubscriptions: [WATCHED, WATCHED],
-		futureKind: true, taskIds: ['0'.repeat(32)] });
+		futureKind: true, taskIds: ['0'.repeat(32)] }, { ext: true });
 	ok(a.status === 200 && a.sse, 'a listen\'s POST: 200, text/event-stream', a.summary());
 	ok(a.headers['mcp-session-id'] === undefined, 'no Mcp-Session-Id', show(a.headers));
 	const ack = a.msgs[0];
 	ok(ack && ack.method === 'notifications/subscriptions/acknowledged' && tagged(ack, 'A'),
 	    'the first message: notifications/subscriptions/acknowledged, tagged with the listen\'s id', show(ack));
 	is(ack?.params?.notifications, { toolsListChanged: true, resourceSubscriptions: [WATCHED] },
-	    'the acknowledged filter: what was asked and is served (an unknown kind and taskIds, not served, ' +
+	    'the acknowledged filter: what was asked and is served (an unknown kind and taskIds, not served but ' +
+	    'declared, ' +
 	    'left out; a URI once)');
 	ok(a.events().every((e) => e.other.id === undefined), 'no event ids on a listen stream', show(a.events()));
 	ok(!a.ended, 'the stream stays open after the acknowledgment', a.summary());
@@ -228,6 +241,42 @@ async function httpLimits() {
 	srv.proc.kill('SIGTERM');
 	await l.done(5000);
 	ok(l.answer('j')?.result?.resultType === 'complete', 'SIGTERM: its complete answer', show(l.msgs));
+	is((await srv.exited).code, 0, 'exits 0');
+}
+
+// A listen's stream has no session, so nothing can resume it: what its
+// reader took is not kept (the event log of --event-log, 256 KiB a
+// stream, is for sessions). 40 listens, each sent 80 updates of a 4 KB
+// URI (some 330 KB), read at once: the server's memory barely grows.
+async function httpMemory() {
+	tap.label = 'http memory: ';
+	const srv = await startServer(['--metrics'], FEAT);
+	const port = srv.port;
+	const rss = () => Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${srv.proc.pid}/status`, 'utf8'))[1]);
+	const uri = `test://template/${'u'.repeat(4000)}/data`;
+	const ls = [];
+	for (let i = 0; i < 40; i++)
+		ls.push(await openListen(port, `m${i}`, { resourceSubscriptions: [uri] }));
+	ok(ls.every((x, i) => tagged(x.msgs[0], `m${i}`)), '40 listens of a 4 KB URI acknowledged',
+	    show(ls[0].msgs));
+	await fire(port, { what: 'updated', uri });
+	await Promise.all(ls.map((x) => x.until(() => x.msgs.length > 1, 3000)));
+	const before = rss();
+	for (let i = 0; i < 80; i++)
+		await fire(port, { what: 'updated', uri });
+	await Promise.all(ls.map((x) => x.until(() => x.msgs.length >= 82, 5000)));
+	ok(ls.every((x) => x.msgs.length === 82 && x.msgs.slice(1).every((m) =>
+	    m.method === 'notifications/resources/updated' && m.params.uri === uri)),
+	'each listen read its 81 updates', show(ls.map((x) => x.msgs.length)));
+	const grew = rss() - before;
+	if (process.env.MCP_SANITIZE)
+		skip('RSS under ASan (its quarantine keeps what is freed)');
+	else
+		ok(grew < 4096, `the server's RSS grew by ${grew} KB (under 4 MB; keeping what was read: over 10 MB)`);
+	srv.proc.kill('SIGTERM');
+	await Promise.all(ls.map((x) => x.done(5000)));
+	ok(ls.every((x, i) => x.answer(`m${i}`)?.result?.resultType === 'complete'),
+	    'SIGTERM: each answered complete');
 	is((await srv.exited).code, 0, 'exits 0');
 }
 
@@ -378,7 +427,30 @@ async function stdioEof() {
 	is(exit.code, 0, 'exits 0');
 }
 
-const groups = { httpListen, httpLimits, stdioListen, stdioEof };
+// The client stops reading (its end of stdout closed) while 64 listens
+// are open, and a notification for all of them comes: some 130 KB, so
+// the write happens amid the sends, fails (EPIPE), and the drain ends
+// every listen under the walk that is sending. The process exits 0.
+async function stdioGone() {
+	tap.label = 'stdio gone: ';
+	const s = new Stdio(FEAT);
+	const uri = `test://template/${'u'.repeat(2000)}/data`;
+	for (let i = 0; i < 64; i++)
+		s.send(listenReq(`g${i}`, { resourceSubscriptions: [uri] }));
+	await s.until(() => s.of('g63').length > 0);
+	ok(Array.from({ length: 64 }, (_, i) => s.of(`g${i}`).length === 1).every(Boolean),
+	    '64 listens of a 2 KB URI acknowledged');
+	s.proc.stdout.destroy();
+	await sleep(100);
+	s.send(notify('n', { what: 'updated', uri }));
+	const t = setTimeout(() => s.proc.kill('SIGKILL'), 10000);
+	const exit = await s.exited;
+	clearTimeout(t);
+	ok(exit.code === 0 && exit.signal === null, 'a notification to them all on a broken pipe: exits 0',
+	    show(exit), s.stderr.slice(-600));
+}
+
+const groups = { httpListen, httpLimits, httpMemory, stdioListen, stdioEof, stdioGone };
 const want = process.argv.slice(2);
 for (const [name, fn] of Object.entries(groups)) {
 	if (want.length > 0 && !want.some((w) => name.includes(w)))

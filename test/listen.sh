@@ -8,7 +8,8 @@
 # TAP only; the exit status is the Node script's. About 10 s.
 #
 #   test/listen.sh [GROUP ...]	only the groups whose names contain GROUP
-#				(httpListen, httpLimits, stdioListen, stdioEof)
+#				(httpListen, httpLimits, httpMemory, stdioListen,
+#				stdioEof, stdioGone)
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh

@@ -12,6 +12,8 @@
  *   fails    optional: a tool error (isError)
  *   rpcfail  optional: the JSON-RPC error -32050 "rpcfail says no"
  *   quick    optional, a loop tool (MCP_TOOL_LOOP): answers "quick"
+ *   asks     optional: elicits a name; answers "elicit rc N" (N: what
+ *            mcp_call_elicit returned) or "hello NAME"
  *
  * With TASK_AUTH set in the environment, over HTTP a bearer token
  * "user-NAME" is let in as the subject NAME (mcp_server_set_auth(3)), any
@@ -104,6 +106,23 @@ quick(mcp_call *call)
 	mcp_result_text(call, "quick");
 }
 
+static void
+asks(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	rc = mcp_call_elicit(call, json_pack("{s:s, s:{s:s, s:{s:{s:s}}}}",
+	    "message", "Your name?", "requestedSchema", "type", "object",
+	    "properties", "name", "type", "string"), 0, &res);
+	if (rc == MCP_OK)
+		mcp_result_textf(call, "hello %s", json_string_value(
+		    json_object_get(json_object_get(res, "content"), "name")));
+	else
+		mcp_result_textf(call, "elicit rc %d", rc);
+	json_decref(res);
+}
+
 static const struct {
 	const char	*name;
 	void		(*fn)(mcp_call *);
@@ -117,6 +136,7 @@ static const struct {
 	{ "fails", fails, MCP_TOOL_TASK_OPTIONAL },
 	{ "rpcfail", rpcfail, MCP_TOOL_TASK_OPTIONAL },
 	{ "quick", quick, MCP_TOOL_TASK_OPTIONAL | MCP_TOOL_LOOP },
+	{ "asks", asks, MCP_TOOL_TASK_OPTIONAL },
 };
 
 /* TASK_AUTH: "user-NAME" is NAME. Loop thread. */

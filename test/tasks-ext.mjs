@@ -6,8 +6,10 @@
 // one without runs plainly, and a tool that must be a task is -32021 for
 // it (400 over HTTP); tasks/get polls (the result or the error inline
 // once it ended; isError is completed, a JSON-RPC error failed);
-// tasks/update acknowledges inputResponses; tasks/cancel stops the call;
-// no tasks/list nor tasks/result; unknown ids -32602; Mcp-Name carries
+// tasks/update acknowledges inputResponses; a task's request to the
+// client fails at once; tasks/cancel stops the call;
+// no tasks/list nor tasks/result; unknown ids -32602; tasks/* from a
+// client that does not declare the extension -32021; Mcp-Name carries
 // the taskId over HTTP; a task outlives the POST that made it, and only
 // its subject sees it (TASK_AUTH: token "user-NAME"); --max-session-tasks
 // per subject; SIGTERM waits for a running task. test/tasks.sh covers
@@ -152,6 +154,26 @@ async function stdioTasks() {
 	m = await settle(ask, qid);
 	ok(m?.result?.status === 'completed' && text(m.result.result) === 'quick', '... completed', show(m));
 
+	// A task's callback that asks the client (elicitation declared):
+	// no request of the client's can be retried for it, so the ask
+	// fails at once and the callback goes on; an input_required answer
+	// kept as the task's result could never be answered.
+	const elicit = (id, ext) => {
+		const q = call(id, 'asks', {}, ext);
+		q.params._meta['io.modelcontextprotocol/clientCapabilities'] = ext ?
+			{ elicitation: {}, extensions: { [EXT]: {} } } : { elicitation: {} };
+		return q;
+	};
+	m = await ask(elicit('el1', true));
+	ok(m?.result?.resultType === 'task', 'a tool that elicits, the extension declared: a task', show(m));
+	m = await settle(ask, m?.result?.taskId);
+	ok(m?.result?.status === 'completed' && /^elicit rc -\d+$/.test(text(m.result.result)) &&
+	    m.result.result.resultType !== 'input_required' && m.result.result.inputRequests === undefined,
+	'... its elicitation fails at once (no input_required result kept in the task)', show(m));
+	m = await ask(elicit('el2', false));
+	ok(m?.result?.resultType === 'input_required' && m.result.inputRequests?.['input-1']?.method ===
+	    'elicitation/create', 'the same tool run plainly: input_required, as before', show(m));
+
 	// tasks/update: acknowledged (nothing is outstanding), checked.
 	m = await ask(req('u1', 'tasks/update', { taskId: qid, inputResponses: { nope: { action: 'accept' } } }));
 	ok(m?.result?.resultType === 'complete' && Object.keys(m.result).sort().join() === '_meta,resultType',
@@ -182,6 +204,15 @@ async function stdioTasks() {
 		['tasks/get', {}], ['tasks/cancel', { taskId: 'nope' }]].entries()) {
 		m = await ask(req(`e${i}`, method, p));
 		ok(isErr(m, -32602), `${method} ${show(p)}: -32602`, show(m));
+	}
+	// The extension not declared on the request: -32021, whatever the id
+	// (the spec's MUST for tasks/get, tasks/update and tasks/cancel).
+	for (const [i, [method, p]] of [['tasks/get', { taskId: qid }], ['tasks/update', { taskId: qid,
+		inputResponses: {} }], ['tasks/cancel', { taskId: qid }], ['tasks/get', { taskId: 'f'.repeat(32) }]]
+		.entries()) {
+		m = await ask(req(`nx${i}`, method, p, false));
+		ok(isErr(m, -32021) && is_ext(m.error.data), `${method} without the extension declared: -32021 naming it`,
+		    show(m));
 	}
 	for (const method of ['tasks/list', 'tasks/result']) {
 		m = await ask(req(`x-${method}`, method, { taskId: qid }));
@@ -244,6 +275,9 @@ async function httpTasks() {
 	const m = await settle(ask, r?.taskId);
 	ok(m?.result?.status === 'completed' && text(m.result.result) === 'slept 400',
 	    'polled by later POSTs (Mcp-Name: the taskId): the task outlived its POST, completed', show(m));
+	x = await mpost(port, req('g3', 'tasks/get', { taskId: r?.taskId }, false));
+	ok(x.status === 400 && isErr(x.answer('g3'), -32021), 'tasks/get without the extension declared: 400, -32021',
+	    x.summary());
 	x = await mpost(port, call('r1', 'must', {}, false));
 	ok(x.status === 400 && isErr(x.answer('r1'), -32021), 'a required tool without the extension: 400, -32021',
 	    x.summary());

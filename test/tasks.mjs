@@ -397,8 +397,8 @@ async function legacy(kind) {
 		tools.push(...(list?.result?.tools ?? []));
 		cursor = list?.result?.nextCursor;
 	} while (cursor !== undefined && tools.length < 100);
-	ok(tools.length === 8 && tools.every(t => !('execution' in t)),
-	    'legacy: no execution in tools/list (all 8 tools)', tools);
+	ok(tools.length === 9 && tools.every(t => !('execution' in t)),
+	    'legacy: no execution in tools/list (all 9 tools)', tools);
 	const must = await ask('tools/call', { name: 'must' });
 	is(must?.result?.content?.[0]?.text, 'must ok', 'legacy: a required tool runs plainly', must);
 	const slow = await ask('tools/call', { name: 'slow', arguments: { ms: 5 }, task: {} });

@@ -437,9 +437,14 @@ era_ask(mcp_call *call, json_t *params, const char *method,
 {
 	char	 msg[120];
 
-	if (declared && (call->kind == CALL_TOOL || call->kind ==
-	    CALL_PROMPT || call->kind == CALL_READ))
+	/* A task's call is known by its key ("T" and the task id), set
+	 * before it was queued; c->task is the loop's to clear. */
+	if (declared && call->key[0] != 'T' && (call->kind == CALL_TOOL ||
+	    call->kind == CALL_PROMPT || call->kind == CALL_READ))
 		return mcp__mrtr_ask(call, method, params, result);
+	if (declared && call->key[0] == 'T')
+		return refuse(params, method, "a task (extension io."
+		    "modelcontextprotocol/tasks) has no request to retry");
 	if (declared)
 		return refuse(params, method, "protocol 2026-07-28 lets only "
 		    "tools/call, prompts/get and resources/read ask the "

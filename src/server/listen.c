@@ -61,6 +61,16 @@ mcp__listen_new(struct session *s, const json_t *params, struct listen **out,
 			return MCP_RPC_INVALID_PARAMS;
 		}
 	}
+	/* notifications/tasks (SEP-2663) is not served: taskIds is left
+	 * out of the acknowledgment, but a client that does not declare
+	 * the extension MUST be told it lacks it. */
+	if (json_object_get(filter, "taskIds") != NULL &&
+	    (s->era == NULL || !s->era->tasks)) {
+		snprintf(why, whylen, "Missing required client capability: "
+		    "subscriptions/listen: notifications.taskIds is of the "
+		    "extension io.modelcontextprotocol/tasks");
+		return MCP_RPC_MISSING_CAPABILITY;
+	}
 	uris = json_object_get(filter, "resourceSubscriptions");
 	if (uris != NULL && !json_is_array(uris)) {
 		snprintf(why, whylen, "subscriptions/listen: notifications."
@@ -161,6 +171,9 @@ mcp__listen_free(struct listen *l)
 	free(l);
 }
 
+static void	 walk_begin(struct mcp_server *);
+static void	 walk_end(struct mcp_server *);
+
 /* Sends METHOD (PARAMS, taken; may be NULL) on L's stream, tagged. */
 static void
 listen_send(struct listen *l, const char *method, json_t *params)
@@ -181,10 +194,14 @@ listen_send(struct listen *l, const char *method, json_t *params)
 		    "%s lost", method);
 		return;
 	}
+	/* The send may end L and its call (stdio's EPIPE drains): S is
+	 * held until the route is put back. */
 	if (mcp__rpc_notification(&b, method, params) == MCP_OK) {
+		s->refs++;
 		s->route = c->route;
 		mcp__session_sendbuf(s, &b);
 		s->route = saved;
+		mcp__session_unref(s);
 	}
 	mcp__buf_free(&b);
 	json_decref(params);
@@ -196,9 +213,6 @@ mcp__listen_link(struct listen *l, json_t *agreed)
 	struct mcp_call	 *c = l->call;
 	struct mcp_server *srv = c->sess->srv;
 
-	/* Before anything else tagged with its id. */
-	listen_send(l, "notifications/subscriptions/acknowledged",
-	    json_pack("{s:o}", "notifications", agreed));
 	l->prev = NULL;
 	l->next = srv->listens;
 	if (srv->listens != NULL)
@@ -209,6 +223,13 @@ mcp__listen_link(struct listen *l, json_t *agreed)
 	l->linked = 1;
 	MCP_LOG(MCP_LOG_INFO, "subscriptions/listen %s opened (%d open)",
 	    c->key + 1, srv->nlistens);
+	/* Before anything else tagged with its id (nothing else runs in
+	 * between). Listed first, so that a drain this send starts (stdio's
+	 * EPIPE) ends it too, and L may be gone when it returns. */
+	walk_begin(srv);
+	listen_send(l, "notifications/subscriptions/acknowledged",
+	    json_pack("{s:o}", "notifications", agreed));
+	walk_end(srv);
 }
 
 void
@@ -232,8 +253,37 @@ mcp__listen_gone(struct mcp_call *c)
 		MCP_LOG(MCP_LOG_INFO, "subscriptions/listen %s ended%s (%d "
 		    "open)", c->key + 1, c->dropped ? " by the client" : "",
 		    srv->nlistens);
+		l->linked = 0;
+		l->call = NULL;
+		if (srv->listens_walking > 0) {
+			/* A walk may stand on it, or go through it: its
+			 * next stays as it was until the walk is over. */
+			l->dead = srv->listens_dead;
+			srv->listens_dead = l;
+			return;
+		}
 	}
 	mcp__listen_free(l);
+}
+
+/* A walk of srv->listens begins; walk_end frees what ended meanwhile. */
+static void
+walk_begin(struct mcp_server *srv)
+{
+	srv->listens_walking++;
+}
+
+static void
+walk_end(struct mcp_server *srv)
+{
+	struct listen	*l;
+
+	if (--srv->listens_walking > 0)
+		return;
+	while ((l = srv->listens_dead) != NULL) {
+		srv->listens_dead = l->dead;
+		mcp__listen_free(l);
+	}
 }
 
 void
@@ -242,8 +292,9 @@ mcp__listen_changed(struct mcp_server *srv, int lists)
 	struct listen	*l;
 	size_t		 i;
 
+	walk_begin(srv);
 	for (l = srv->listens; l != NULL; l = l->next)
-		for (i = 0; i < NKINDS; i++)
+		for (i = 0; i < NKINDS && l->linked; i++)
 			if (lists & l->lists & kinds[i].list)
 				listen_send(l, kinds[i].list ==
 				    MCP_CHANGED_TOOLS ?
@@ -252,6 +303,7 @@ mcp__listen_changed(struct mcp_server *srv, int lists)
 				    "notifications/prompts/list_changed" :
 				    "notifications/resources/list_changed",
 				    NULL);
+	walk_end(srv);
 }
 
 void
@@ -259,10 +311,12 @@ mcp__listen_updated(struct mcp_server *srv, const char *uri)
 {
 	struct listen	*l;
 
+	walk_begin(srv);
 	for (l = srv->listens; l != NULL; l = l->next)
-		if (json_object_get(l->uris, uri) != NULL)
+		if (l->linked && json_object_get(l->uris, uri) != NULL)
 			listen_send(l, "notifications/resources/updated",
 			    json_pack("{s:s}", "uri", uri));
+	walk_end(srv);
 }
 
 /*

@@ -1032,10 +1032,23 @@ do_era_tasks(struct session *s, struct rpc_fields *f, const char *method)
 {
 	struct session	*home = s->srv->era_home;
 	struct task	*t = NULL;
-	json_t		*params = params_of(f), *v;
+	json_t		*params = params_of(f), *v, *data;
 	const char	*id;
 	char		 msg[200];
 
+	/* The extension's MUST: a client that does not declare it is told
+	 * so, whatever the task. */
+	if (!s->era->tasks) {
+		snprintf(msg, sizeof(msg), "Missing required client "
+		    "capability: %s is of the extension "
+		    "io.modelcontextprotocol/tasks", method);
+		data = json_pack("{s:{s:{s:{}}}}", "requiredCapabilities",
+		    "extensions", "io.modelcontextprotocol/tasks");
+		reply_error_data(s, NULL, f->id, MCP_RPC_MISSING_CAPABILITY,
+		    msg, data);
+		json_decref(data);
+		return;
+	}
 	id = mcp__json_cstr(json_object_get(params, "taskId"));
 	if (id == NULL) {
 		snprintf(msg, sizeof(msg), "%s: taskId must be a string",
@@ -1639,7 +1652,7 @@ do_listen(struct session *s, struct rpc_fields *f, const char *key,
 {
 	struct mcp_call	*c;
 	struct listen	*l;
-	json_t		*agreed;
+	json_t		*agreed, *data;
 	char		 why[240];
 	int		 code;
 
@@ -1650,6 +1663,13 @@ do_listen(struct session *s, struct rpc_fields *f, const char *key,
 	}
 	code = mcp__listen_new(s, params_of(f), &l, &agreed, why,
 	    sizeof(why));
+	if (code == MCP_RPC_MISSING_CAPABILITY) {
+		data = json_pack("{s:{s:{s:{}}}}", "requiredCapabilities",
+		    "extensions", "io.modelcontextprotocol/tasks");
+		reply_error_data(s, NULL, f->id, code, why, data);
+		json_decref(data);
+		return;
+	}
 	if (code != 0) {
 		reply_error(s, NULL, f->id, code, why);
 		return;

@@ -758,6 +758,7 @@ struct listen {
 	json_t		*uris;		/* resourceSubscriptions: uri -> true,
 					   or NULL */
 	int		 linked;
+	struct listen	*dead;		/* srv->listens_dead */
 };
 
 /* Loop: checks a listen's PARAMS and the limits for S: 0 with *OUT (a
@@ -1094,6 +1095,11 @@ struct mcp_server {
 	int			 max_listens;	/* --max-listens */
 	int			 nlistens;	/* loop: open now */
 	struct listen		*listens;	/* loop: every one open */
+	/* loop: the walks of srv->listens under way, and the listens
+	 * that ended meanwhile, freed once the last walk is over (a send
+	 * may end them all: stdio's EPIPE starts the drain). */
+	int			 listens_walking;
+	struct listen		*listens_dead;
 	struct session		*era_home;	/* loop: 2026-07-28 tasks */
 	struct registry		 reg;
 	struct features		 feat;

@@ -888,11 +888,15 @@ evict_done(struct ssess *ss)
 /* ---- the event log ----------------------------------------------------- */
 
 /* Drops the oldest events while the log is over --event-log, keeping
- * what the connection has not read and the newest event. */
+ * what the connection has not read and the newest event. With no
+ * session (2026-07-28) nothing can resume: what was read goes at once,
+ * or a long subscriptions/listen would hold --event-log bytes for
+ * nothing. */
 static void
 trim(struct route *r)
 {
-	size_t		 bound = r->ss->h->conf->event_log, k;
+	size_t		 bound = r->ss->stateless ? 0 :
+			    r->ss->h->conf->event_log, k;
 	uint64_t	 end = log_end(r), keep;
 
 	if (r->log.len - r->log.off <= bound || r->nev - r->evoff < 2)
