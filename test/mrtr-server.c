@@ -14,6 +14,9 @@
  *   many          {n}: asks for n elicitations at once (n up to 20),
  *                 then answers "answered K of n: first failure RC"
  *   loop_sample   a loop tool (MCP_TOOL_LOOP) that samples
+ *   task_ask      a tool that may run as a task (2026-07-28's tasks
+ *                 extension) and elicits, as ask_prompt does; a task
+ *                 has no request to retry, so it is refused there
  *   ask_prompt    a prompt: elicits a topic, one message about it
  *   mrtr://roots  a resource: the client's roots, as JSON text
  *
@@ -170,6 +173,21 @@ ask_prompt(mcp_call *call)
 }
 
 static void
+task_ask(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	rc = mcp_call_elicit(call, form("Task: your name?"), 0, &res);
+	if (rc != MCP_OK)
+		mcp_result_errorf(call, "elicitation failed: %s",
+		    mcp_strerror(rc));
+	else
+		mcp_result_textf(call, "task name=%s", elicited(res, "name"));
+	json_decref(res);
+}
+
+static void
 roots_read(mcp_call *call)
 {
 	json_t	*res = NULL;
@@ -208,6 +226,12 @@ main(int argc, char *argv[])
 		    "loop thread", NULL, loop_sample, NULL, NULL);
 	if (rc == MCP_OK)
 		rc = mcp_tool_set_flags(srv, "loop_sample", MCP_TOOL_LOOP);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "task_ask", "Elicits, as a task",
+		    NULL, task_ask, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_set_flags(srv, "task_ask",
+		    MCP_TOOL_TASK_OPTIONAL);
 	if (rc == MCP_OK)
 		rc = mcp_prompt_register(srv, "ask_prompt", "Elicits a topic",
 		    ask_prompt, NULL, NULL);

@@ -390,6 +390,32 @@ async function sharedKey() {
 	fs.rmSync(dir, { recursive: true, force: true });
 }
 
+// A task (the tasks extension) has no request to retry: its callback is
+// refused the client's input, and the task never ends input_required.
+async function tasks() {
+	tap.label = 'stdio task: ';
+	const s = new Stdio(MRTR);
+	const caps = { ...CAPS, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+	let m = await s.ask(tool('task_ask', {}, {}, caps));
+	ok(m?.result?.resultType === 'task' && typeof m.result.taskId === 'string', 'task_ask: runs as a task', show(m));
+	const taskId = m?.result?.taskId;
+	const end = Date.now() + 5000;
+	do {
+		m = await s.ask({ jsonrpc: '2.0', id: `g${nextId++}`, method: 'tasks/get',
+			params: { taskId, _meta: META(caps) } });
+		if (['completed', 'failed', 'cancelled'].includes(m?.result?.status))
+			break;
+		await sleep(50);
+	} while (Date.now() < end);
+	const r = m?.result?.result;
+	ok(m?.result?.status === 'completed' && r?.resultType !== 'input_required' && r?.requestState === undefined &&
+	    r?.inputRequests === undefined, 'the task ends completed, never with an input_required result', show(m));
+	ok(r?.isError === true && /elicitation failed/.test(r?.content?.[0]?.text),
+	    'the callback was refused the elicitation (isError)', show(m));
+	is(s.serverRequests(), [], 'no request from the server');
+	is(await s.close(), 0, 'exits 0 when stdin closes');
+}
+
 // A legacy session: real requests to the client, as before.
 async function legacy() {
 	tap.label = 'stdio legacy: ';
@@ -491,7 +517,7 @@ async function httpConformance() {
 	ok(srv.proc.exitCode === null, 'still running');
 }
 
-const groups = { stdioFeat, stdioMrtr, tamper, sizes, expiry, sharedKey, legacy, httpMrtr, httpConformance };
+const groups = { stdioFeat, stdioMrtr, tamper, sizes, expiry, sharedKey, tasks, legacy, httpMrtr, httpConformance };
 const want = process.argv.slice(2);
 for (const [name, fn] of Object.entries(groups)) {
 	if (want.length > 0 && !want.some((w) => name.includes(w)))

@@ -396,9 +396,12 @@ era_ask(mcp_call *call, json_t *params, const char *method,
 {
 	char	 msg[120];
 
-	if (declared && (call->kind == CALL_TOOL || call->kind ==
-	    CALL_PROMPT || call->kind == CALL_READ))
+	if (declared && call->task == NULL && (call->kind == CALL_TOOL ||
+	    call->kind == CALL_PROMPT || call->kind == CALL_READ))
 		return mcp__mrtr_ask(call, method, params, result);
+	if (declared && call->task != NULL)
+		return refuse(params, method, "a task has no request to "
+		    "retry, and none of ours is input_required");
 	if (declared)
 		return refuse(params, method, "protocol 2026-07-28 lets only "
 		    "tools/call, prompts/get and resources/read ask the "
