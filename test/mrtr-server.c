@@ -20,6 +20,10 @@
  *   ask_prompt    a prompt: elicits a topic, one message about it
  *   mrtr://roots  a resource: the client's roots, as JSON text
  *
+ * With MRTR_AUTH set in the environment, over HTTP a bearer token
+ * "user-NAME" is let in as the subject NAME (mcp_server_set_auth(3)),
+ * the principal a requestState is bound to.
+ *
  * Built by the Makefile, never installed; the public header only.
  */
 #include <stdio.h>
@@ -206,6 +210,17 @@ roots_read(mcp_call *call)
 	json_decref(res);
 }
 
+/* MRTR_AUTH: "user-NAME" is NAME. Loop thread. */
+static int
+auth(mcp_auth *a, const char *token, void *udata)
+{
+	(void)udata;
+	if (strncmp(token, "user-", 5) != 0 || token[5] == '\0')
+		return MCP_AUTH_INVALID;
+	return mcp_auth_set_subject(a, token + 5) == MCP_OK ? MCP_AUTH_OK :
+	    MCP_AUTH_INVALID;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -239,6 +254,8 @@ main(int argc, char *argv[])
 		rc = mcp_resource_register(srv, "mrtr://roots", "roots",
 		    "The client's roots", "application/json", roots_read, NULL,
 		    NULL);
+	if (rc == MCP_OK && getenv("MRTR_AUTH") != NULL)
+		rc = mcp_server_set_auth(srv, auth, NULL, NULL);
 	if (rc == MCP_OK)
 		rc = mcp_server_main(srv, argc, argv);
 	mcp_server_free(srv);

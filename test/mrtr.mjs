@@ -503,6 +503,24 @@ async function httpMrtr() {
 	fs.rmSync(dir, { recursive: true, force: true });
 }
 
+// The state is bound to the principal: another subject's retry is refused.
+async function httpPrincipal() {
+	tap.label = 'http principal: ';
+	process.env.MRTR_AUTH = '1';
+	const srv = await startServer([], MRTR);
+	delete process.env.MRTR_AUTH;
+	const as = (who) => ({ authorization: `Bearer user-${who}` });
+	const req = tool('ask_twice', { greeting: 'Hello' });
+	let m = await mpost(srv.port, req, as('alice'));
+	const one = inputRequired(m, ['elicitation/create'], 'mrtr-server', 'alice, round 1');
+	m = await mpost(srv.port, retry(req, one.state, { 'input-1': ELICIT('Al') }), as('bob'));
+	ok(isErr(m, -32602) && /another principal/.test(m.error.message), 'bob retries alice\'s state: -32602',
+	    show(m));
+	m = await mpost(srv.port, retry(req, one.state, { 'input-1': ELICIT('Al') }), as('alice'));
+	inputRequired(m, ['sampling/createMessage'], 'mrtr-server', 'alice retries her own: round 2');
+	ok(srv.proc.exitCode === null, 'still running');
+}
+
 async function httpConformance() {
 	tap.label = 'http conformance-server: ';
 	const srv = await startServer([], CONF);
@@ -517,7 +535,7 @@ async function httpConformance() {
 	ok(srv.proc.exitCode === null, 'still running');
 }
 
-const groups = { stdioFeat, stdioMrtr, tamper, sizes, expiry, sharedKey, tasks, legacy, httpMrtr, httpConformance };
+const groups = { stdioFeat, stdioMrtr, tamper, sizes, expiry, sharedKey, tasks, legacy, httpMrtr, httpPrincipal, httpConformance };
 const want = process.argv.slice(2);
 for (const [name, fn] of Object.entries(groups)) {
 	if (want.length > 0 && !want.some((w) => name.includes(w)))
