@@ -17,6 +17,9 @@
  *   task_ask      a tool that may run as a task (2026-07-28's tasks
  *                 extension) and elicits, as ask_prompt does; a task
  *                 has no request to retry, so it is refused there
+ *   defer_ask     defers its call (mcp_call_defer), and a thread of its
+ *                 own elicits, answers "deferred round R: name=N" and
+ *                 finishes it (mcp_call_finish)
  *   ask_prompt    a prompt: elicits a topic, one message about it
  *   mrtr://roots  a resource: the client's roots, as JSON text
  *
@@ -26,6 +29,7 @@
  *
  * Built by the Makefile, never installed; the public header only.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -191,6 +195,45 @@ task_ask(mcp_call *call)
 	json_decref(res);
 }
 
+/* The thread that holds a deferred call: asks, answers, finishes. */
+static void *
+defer_main(void *arg)
+{
+	mcp_call	*call = arg;
+	json_t		*res = NULL;
+	int		 rc;
+
+	rc = mcp_call_elicit(call, form("Deferred: your name?"), 0, &res);
+	if (rc != MCP_OK)
+		mcp_result_errorf(call, "elicitation failed: %s",
+		    mcp_strerror(rc));
+	else
+		mcp_result_textf(call, "deferred round %d: name=%s",
+		    mcp_call_round(call), elicited(res, "name"));
+	json_decref(res);
+	mcp_call_finish(call);
+	return NULL;
+}
+
+static void
+defer_ask(mcp_call *call)
+{
+	pthread_t	 t;
+	int		 rc;
+
+	if (mcp_call_defer(call) != MCP_OK) {
+		mcp_result_error(call, "mcp_call_defer failed");
+		return;
+	}
+	rc = pthread_create(&t, NULL, defer_main, call);
+	if (rc != 0) {
+		mcp_result_errorf(call, "pthread_create: %s", strerror(rc));
+		mcp_call_finish(call);
+		return;
+	}
+	pthread_detach(t);
+}
+
 static void
 roots_read(mcp_call *call)
 {
@@ -241,6 +284,9 @@ main(int argc, char *argv[])
 		    "loop thread", NULL, loop_sample, NULL, NULL);
 	if (rc == MCP_OK)
 		rc = mcp_tool_set_flags(srv, "loop_sample", MCP_TOOL_LOOP);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "defer_ask", "Elicits from a thread "
+		    "of its own", NULL, defer_ask, NULL, NULL);
 	if (rc == MCP_OK)
 		rc = mcp_tool_register(srv, "task_ask", "Elicits, as a task",
 		    NULL, task_ask, NULL, NULL);

@@ -258,6 +258,9 @@ async function stdioMrtr() {
 	// A loop tool may ask too: nothing waits.
 	m = await roundTrip(ask, tool('loop_sample'), [['sampling/createMessage']], 'mrtr-server', 'loop_sample');
 	is(textOf(m), 'loop model=Paris', 'loop_sample: a loop tool round trip', show(m));
+	// A deferred call, asked and finished from another thread.
+	m = await roundTrip(ask, tool('defer_ask'), [['elicitation/create']], 'mrtr-server', 'defer_ask');
+	is(textOf(m), 'deferred round 2: name=Ann', 'defer_ask: a deferred call\'s round trip', show(m));
 	// prompts/get and resources/read.
 	m = await roundTrip(ask, prompt('ask_prompt'), [['elicitation/create']], 'mrtr-server', 'prompts/get');
 	complete(m, 'prompts/get retried');
