@@ -524,6 +524,27 @@ async function httpPrincipal() {
 	ok(srv.proc.exitCode === null, 'still running');
 }
 
+// /metrics counts an input_required answer as ok, and a state too big to
+// carry as the -32603 the client got.
+async function httpMetrics() {
+	tap.label = 'http metrics: ';
+	const srv = await startServer(['--metrics', '--max-message', '65536'], MRTR);
+	const req = tool('ask_twice', { greeting: 'Hello' });
+	let m = await mpost(srv.port, req);
+	const { state } = inputRequired(m, ['elicitation/create'], 'mrtr-server', 'round 1');
+	m = await mpost(srv.port, retry(req, state, { 'input-1': ELICIT('x'.repeat(30000)) }));
+	ok(isErr(m, -32603), 'answers too big to carry: -32603', show(m));
+	const text = await (await fetch(`http://127.0.0.1:${srv.port}/metrics`)).text();
+	const count = (re) => Number(text.match(re)?.[1] ?? 0);
+	is(count(/^mcp_requests_total\{method="tools\/call",outcome="ok"\} (\d+)$/m), 1,
+	    'the input_required answer: one ok', text);
+	is(count(/^mcp_requests_total\{method="tools\/call",outcome="error",code="-32603"\} (\d+)$/m), 1,
+	    'the state too big: one error -32603, as sent', text);
+	is(count(/^mcp_requests_total\{method="tools\/call",outcome="is_error"\} (\d+)$/m), 0,
+	    'no isError counted (what the callback set was not sent)', text);
+	ok(srv.proc.exitCode === null, 'still running');
+}
+
 async function httpConformance() {
 	tap.label = 'http conformance-server: ';
 	const srv = await startServer([], CONF);
@@ -538,7 +559,7 @@ async function httpConformance() {
 	ok(srv.proc.exitCode === null, 'still running');
 }
 
-const groups = { stdioFeat, stdioMrtr, tamper, sizes, expiry, sharedKey, tasks, legacy, httpMrtr, httpPrincipal, httpConformance };
+const groups = { stdioFeat, stdioMrtr, tamper, sizes, expiry, sharedKey, tasks, legacy, httpMrtr, httpPrincipal, httpMetrics, httpConformance };
 const want = process.argv.slice(2);
 for (const [name, fn] of Object.entries(groups)) {
 	if (want.length > 0 && !want.some((w) => name.includes(w)))
