@@ -415,6 +415,10 @@ async function tasks() {
 	    r?.inputRequests === undefined, 'the task ends completed, never with an input_required result', show(m));
 	ok(r?.isError === true && /elicitation failed/.test(r?.content?.[0]?.text),
 	    'the callback was refused the elicitation (isError)', show(m));
+	// Without the extension the same tool runs plainly, and asks.
+	m = await roundTrip((x) => s.ask(x), tool('task_ask'), [['elicitation/create']], 'mrtr-server',
+	    'task_ask, not a task');
+	is(textOf(m), 'task name=Ann', 'task_ask, not a task: a round trip', show(m));
 	is(s.serverRequests(), [], 'no request from the server');
 	is(await s.close(), 0, 'exits 0 when stdin closes');
 }
