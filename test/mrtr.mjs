@@ -9,8 +9,11 @@
 // and roots tools, unchanged) and build/conformance-server (test_sampling,
 // test_elicitation); several instances sharing --state-key-file take
 // each other's retries. Tampered, truncated, garbage, misbound, huge and
-// expired states are refused with -32602, and a legacy session still
-// gets real requests from the server. Prints TAP; exits 1 when an
+// expired states are refused with -32602, as is another principal's
+// state (MRTR_AUTH); a deferred call asks from its own thread; a call
+// run as a task (the tasks extension) is refused the client's input;
+// /metrics counts what was sent; and a legacy session still gets real
+// requests from the server. Prints TAP; exits 1 when an
 // assertion fails. Node 20, built-in modules only; run from the
 // repository root (test/mrtr.sh does).
 import { spawn } from 'node:child_process';
