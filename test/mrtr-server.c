@@ -14,11 +14,22 @@
  *   many          {n}: asks for n elicitations at once (n up to 20),
  *                 then answers "answered K of n: first failure RC"
  *   loop_sample   a loop tool (MCP_TOOL_LOOP) that samples
+ *   task_ask      a tool that may run as a task (2026-07-28's tasks
+ *                 extension) and elicits, as ask_prompt does; a task
+ *                 has no request to retry, so it is refused there
+ *   defer_ask     defers its call (mcp_call_defer), and a thread of its
+ *                 own elicits, answers "deferred round R: name=N" and
+ *                 finishes it (mcp_call_finish)
  *   ask_prompt    a prompt: elicits a topic, one message about it
  *   mrtr://roots  a resource: the client's roots, as JSON text
  *
+ * With MRTR_AUTH set in the environment, over HTTP a bearer token
+ * "user-NAME" is let in as the subject NAME (mcp_server_set_auth(3)),
+ * the principal a requestState is bound to.
+ *
  * Built by the Makefile, never installed; the public header only.
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -170,6 +181,60 @@ ask_prompt(mcp_call *call)
 }
 
 static void
+task_ask(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	rc = mcp_call_elicit(call, form("Task: your name?"), 0, &res);
+	if (rc != MCP_OK)
+		mcp_result_errorf(call, "elicitation failed: %s",
+		    mcp_strerror(rc));
+	else
+		mcp_result_textf(call, "task name=%s", elicited(res, "name"));
+	json_decref(res);
+}
+
+/* The thread that holds a deferred call: asks, answers, finishes. */
+static void *
+defer_main(void *arg)
+{
+	mcp_call	*call = arg;
+	json_t		*res = NULL;
+	int		 rc;
+
+	rc = mcp_call_elicit(call, form("Deferred: your name?"), 0, &res);
+	if (rc != MCP_OK)
+		mcp_result_errorf(call, "elicitation failed: %s",
+		    mcp_strerror(rc));
+	else
+		mcp_result_textf(call, "deferred round %d: name=%s",
+		    mcp_call_round(call), elicited(res, "name"));
+	json_decref(res);
+	mcp_call_finish(call);
+	return NULL;
+}
+
+static void
+defer_ask(mcp_call *call)
+{
+	pthread_t	 t;
+	int		 rc;
+
+	if (mcp_call_defer(call) != MCP_OK) {
+		mcp_result_error(call, "mcp_call_defer failed");
+		return;
+	}
+	rc = pthread_create(&t, NULL, defer_main, call);
+	if (rc != 0) {
+		mcp_result_errorf(call, "pthread_create: %s", strerror(rc));
+		mcp_call_finish(call);
+		return;
+	}
+	pthread_detach(t);
+}
+
+static void
 roots_read(mcp_call *call)
 {
 	json_t	*res = NULL;
@@ -186,6 +251,17 @@ roots_read(mcp_call *call)
 	mcp_result_text(call, list != NULL ? list : "?");
 	free(list);
 	json_decref(res);
+}
+
+/* MRTR_AUTH: "user-NAME" is NAME. Loop thread. */
+static int
+auth(mcp_auth *a, const char *token, void *udata)
+{
+	(void)udata;
+	if (strncmp(token, "user-", 5) != 0 || token[5] == '\0')
+		return MCP_AUTH_INVALID;
+	return mcp_auth_set_subject(a, token + 5) == MCP_OK ? MCP_AUTH_OK :
+	    MCP_AUTH_INVALID;
 }
 
 int
@@ -209,12 +285,23 @@ main(int argc, char *argv[])
 	if (rc == MCP_OK)
 		rc = mcp_tool_set_flags(srv, "loop_sample", MCP_TOOL_LOOP);
 	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "defer_ask", "Elicits from a thread "
+		    "of its own", NULL, defer_ask, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_register(srv, "task_ask", "Elicits, as a task",
+		    NULL, task_ask, NULL, NULL);
+	if (rc == MCP_OK)
+		rc = mcp_tool_set_flags(srv, "task_ask",
+		    MCP_TOOL_TASK_OPTIONAL);
+	if (rc == MCP_OK)
 		rc = mcp_prompt_register(srv, "ask_prompt", "Elicits a topic",
 		    ask_prompt, NULL, NULL);
 	if (rc == MCP_OK)
 		rc = mcp_resource_register(srv, "mrtr://roots", "roots",
 		    "The client's roots", "application/json", roots_read, NULL,
 		    NULL);
+	if (rc == MCP_OK && getenv("MRTR_AUTH") != NULL)
+		rc = mcp_server_set_auth(srv, auth, NULL, NULL);
 	if (rc == MCP_OK)
 		rc = mcp_server_main(srv, argc, argv);
 	mcp_server_free(srv);

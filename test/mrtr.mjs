@@ -9,8 +9,11 @@
 // and roots tools, unchanged) and build/conformance-server (test_sampling,
 // test_elicitation); several instances sharing --state-key-file take
 // each other's retries. Tampered, truncated, garbage, misbound, huge and
-// expired states are refused with -32602, and a legacy session still
-// gets real requests from the server. Prints TAP; exits 1 when an
+// expired states are refused with -32602, as is another principal's
+// state (MRTR_AUTH); a deferred call asks from its own thread; a call
+// run as a task (the tasks extension) is refused the client's input;
+// /metrics counts what was sent; and a legacy session still gets real
+// requests from the server. Prints TAP; exits 1 when an
 // assertion fails. Node 20, built-in modules only; run from the
 // repository root (test/mrtr.sh does).
 import { spawn } from 'node:child_process';
@@ -258,6 +261,9 @@ async function stdioMrtr() {
 	// A loop tool may ask too: nothing waits.
 	m = await roundTrip(ask, tool('loop_sample'), [['sampling/createMessage']], 'mrtr-server', 'loop_sample');
 	is(textOf(m), 'loop model=Paris', 'loop_sample: a loop tool round trip', show(m));
+	// A deferred call, asked and finished from another thread.
+	m = await roundTrip(ask, tool('defer_ask'), [['elicitation/create']], 'mrtr-server', 'defer_ask');
+	is(textOf(m), 'deferred round 2: name=Ann', 'defer_ask: a deferred call\'s round trip', show(m));
 	// prompts/get and resources/read.
 	m = await roundTrip(ask, prompt('ask_prompt'), [['elicitation/create']], 'mrtr-server', 'prompts/get');
 	complete(m, 'prompts/get retried');
@@ -390,6 +396,36 @@ async function sharedKey() {
 	fs.rmSync(dir, { recursive: true, force: true });
 }
 
+// A task (the tasks extension) has no request to retry: its callback is
+// refused the client's input, and the task never ends input_required.
+async function tasks() {
+	tap.label = 'stdio task: ';
+	const s = new Stdio(MRTR);
+	const caps = { ...CAPS, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+	let m = await s.ask(tool('task_ask', {}, {}, caps));
+	ok(m?.result?.resultType === 'task' && typeof m.result.taskId === 'string', 'task_ask: runs as a task', show(m));
+	const taskId = m?.result?.taskId;
+	const end = Date.now() + 5000;
+	do {
+		m = await s.ask({ jsonrpc: '2.0', id: `g${nextId++}`, method: 'tasks/get',
+			params: { taskId, _meta: META(caps) } });
+		if (['completed', 'failed', 'cancelled'].includes(m?.result?.status))
+			break;
+		await sleep(50);
+	} while (Date.now() < end);
+	const r = m?.result?.result;
+	ok(m?.result?.status === 'completed' && r?.resultType !== 'input_required' && r?.requestState === undefined &&
+	    r?.inputRequests === undefined, 'the task ends completed, never with an input_required result', show(m));
+	ok(r?.isError === true && /elicitation failed/.test(r?.content?.[0]?.text),
+	    'the callback was refused the elicitation (isError)', show(m));
+	// Without the extension the same tool runs plainly, and asks.
+	m = await roundTrip((x) => s.ask(x), tool('task_ask'), [['elicitation/create']], 'mrtr-server',
+	    'task_ask, not a task');
+	is(textOf(m), 'task name=Ann', 'task_ask, not a task: a round trip', show(m));
+	is(s.serverRequests(), [], 'no request from the server');
+	is(await s.close(), 0, 'exits 0 when stdin closes');
+}
+
 // A legacy session: real requests to the client, as before.
 async function legacy() {
 	tap.label = 'stdio legacy: ';
@@ -477,6 +513,45 @@ async function httpMrtr() {
 	fs.rmSync(dir, { recursive: true, force: true });
 }
 
+// The state is bound to the principal: another subject's retry is refused.
+async function httpPrincipal() {
+	tap.label = 'http principal: ';
+	process.env.MRTR_AUTH = '1';
+	const srv = await startServer([], MRTR);
+	delete process.env.MRTR_AUTH;
+	const as = (who) => ({ authorization: `Bearer user-${who}` });
+	const req = tool('ask_twice', { greeting: 'Hello' });
+	let m = await mpost(srv.port, req, as('alice'));
+	const one = inputRequired(m, ['elicitation/create'], 'mrtr-server', 'alice, round 1');
+	m = await mpost(srv.port, retry(req, one.state, { 'input-1': ELICIT('Al') }), as('bob'));
+	ok(isErr(m, -32602) && /another principal/.test(m.error.message), 'bob retries alice\'s state: -32602',
+	    show(m));
+	m = await mpost(srv.port, retry(req, one.state, { 'input-1': ELICIT('Al') }), as('alice'));
+	inputRequired(m, ['sampling/createMessage'], 'mrtr-server', 'alice retries her own: round 2');
+	ok(srv.proc.exitCode === null, 'still running');
+}
+
+// /metrics counts an input_required answer as ok, and a state too big to
+// carry as the -32603 the client got.
+async function httpMetrics() {
+	tap.label = 'http metrics: ';
+	const srv = await startServer(['--metrics', '--max-message', '65536'], MRTR);
+	const req = tool('ask_twice', { greeting: 'Hello' });
+	let m = await mpost(srv.port, req);
+	const { state } = inputRequired(m, ['elicitation/create'], 'mrtr-server', 'round 1');
+	m = await mpost(srv.port, retry(req, state, { 'input-1': ELICIT('x'.repeat(30000)) }));
+	ok(isErr(m, -32603), 'answers too big to carry: -32603', show(m));
+	const text = await (await fetch(`http://127.0.0.1:${srv.port}/metrics`)).text();
+	const count = (re) => Number(text.match(re)?.[1] ?? 0);
+	is(count(/^mcp_requests_total\{method="tools\/call",outcome="ok"\} (\d+)$/m), 1,
+	    'the input_required answer: one ok', text);
+	is(count(/^mcp_requests_total\{method="tools\/call",outcome="error",code="-32603"\} (\d+)$/m), 1,
+	    'the state too big: one error -32603, as sent', text);
+	is(count(/^mcp_requests_total\{method="tools\/call",outcome="is_error"\} (\d+)$/m), 0,
+	    'no isError counted (what the callback set was not sent)', text);
+	ok(srv.proc.exitCode === null, 'still running');
+}
+
 async function httpConformance() {
 	tap.label = 'http conformance-server: ';
 	const srv = await startServer([], CONF);
@@ -491,7 +566,7 @@ async function httpConformance() {
 	ok(srv.proc.exitCode === null, 'still running');
 }
 
-const groups = { stdioFeat, stdioMrtr, tamper, sizes, expiry, sharedKey, legacy, httpMrtr, httpConformance };
+const groups = { stdioFeat, stdioMrtr, tamper, sizes, expiry, sharedKey, tasks, legacy, httpMrtr, httpPrincipal, httpMetrics, httpConformance };
 const want = process.argv.slice(2);
 for (const [name, fn] of Object.entries(groups)) {
 	if (want.length > 0 && !want.some((w) => name.includes(w)))

@@ -473,6 +473,9 @@ mcp__mrtr_write(struct mcp_call *c, struct buf *b)
 		    "bytes, over the %zu that --max-message allows it",
 		    method_of(c), len, state_max(c->srv));
 		mcp_log(MCP_LOG_WARN, "%s", msg);
+		/* Counted as the error it is, not as what was dropped. */
+		c->is_error = 0;
+		c->rpc_code = MCP_RPC_INTERNAL_ERROR;
 		return mcp__rpc_error(b, c->id, MCP_RPC_INTERNAL_ERROR, msg,
 		    NULL);
 	}
