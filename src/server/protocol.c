@@ -1480,6 +1480,11 @@ mcp__protocol_relayed(struct session *s, int kind, const char *json,
 	    strcmp(m.method, "notifications/cancelled") == 0) {
 		do_cancelled(s, params_of(&f));
 		rc = MCP_OK;
+	} else if (kind == RELAY_READY && m.kind == RPC_NOTIFICATION &&
+	    strcmp(m.method, "notifications/initialized") == 0) {
+		if (!s->ready)
+			mcp__clientreq_ready(s);
+		rc = MCP_OK;
 	}
 	s->from_peer = 0;
 	mcp__rpc_fields_clear(&f);
@@ -1495,8 +1500,18 @@ notification(struct session *s, struct rpc_fields *f,
 		do_cancelled(s, params_of(f));
 	else if (s->srv->relay != NULL)
 		relay_notification(s, f, m);
-	else if (strcmp(m->method, "notifications/initialized") == 0)
+	else if (strcmp(m->method, "notifications/initialized") == 0) {
 		mcp__clientreq_ready(s);	/* held requests may go */
+		/*
+		 * --redis: the instance that opened the session, or any
+		 * holding a copy, may hold requests of its calls to the
+		 * client until it hears this; it came here.
+		 */
+		if (s->inst != NULL && !s->from_peer && s->ops->relay != NULL)
+			s->ops->relay(s, RELAY_READY, NULL, "{\"jsonrpc\":"
+			    "\"2.0\",\"method\":\"notifications/initialized\"}",
+			    54);
+	}
 	else if (strcmp(m->method, "notifications/roots/list_changed") == 0)
 		mcp__clientreq_roots_changed(s);
 	else

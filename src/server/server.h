@@ -602,7 +602,7 @@ struct session_ops {
 	void	(*relay)(struct session *s, int kind, const char *tag,
 		    const char *json, size_t len);
 };
-enum { RELAY_ANSWER = 'r', RELAY_CANCEL = 'c' };
+enum { RELAY_ANSWER = 'r', RELAY_CANCEL = 'c', RELAY_READY = 'i' };
 
 struct session {
 	struct entry			 addr;		/* srv->feat.addrs; key:

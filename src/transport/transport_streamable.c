@@ -2419,6 +2419,13 @@ mcp__streamable_ttl(const void *arg)
 	return store_ttl(arg);
 }
 
+static const char *
+relay_what(int kind)
+{
+	return kind == RELAY_ANSWER ? "response" : kind == RELAY_CANCEL ?
+	    "cancel" : "notifications/initialized";
+}
+
 /* session_ops relay: a message for instance TAG (NULL: all). */
 static void
 st_relay(struct session *s, int kind, const char *tag, const char *json,
@@ -2432,10 +2439,10 @@ st_relay(struct session *s, int kind, const char *tag, const char *json,
 	    len) != 0)
 		mcp_log(MCP_LOG_WARN, "mcp: session %.8s: a %s for another "
 		    "instance lost: Redis unavailable", ss->id,
-		    kind == RELAY_ANSWER ? "response" : "cancel");
+		    relay_what(kind));
 	else
 		MCP_LOG(MCP_LOG_INFO, "mcp: session %.8s: a %s relayed to %s",
-		    ss->id, kind == RELAY_ANSWER ? "response" : "cancel",
+		    ss->id, relay_what(kind),
 		    tag != NULL ? tag : "every instance");
 }
 

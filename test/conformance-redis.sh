@@ -1,0 +1,136 @@
+#!/bin/sh
+# conformance-redis.sh: the official conformance suite (test/conformance.sh,
+# @modelcontextprotocol/conformance 0.1.16, the active suite and --suite
+# all) through a real nginx, round-robin with no stickiness, over three
+# build/conformance-server instances sharing their sessions through a
+# real redis-server (--redis). Every request of a scenario may reach
+# another instance than the one that opened its session: the session's
+# record, its event log (the SSE polling scenario resumes with
+# Last-Event-ID), the answers to sampling and elicitation requests and
+# the live notifications all cross through Redis. The totals must be
+# those of the suite run directly: 40 of 40 active, 47 of 47 all. Prints
+# TAP; everything it starts is stopped by PID.
+cd "$(dirname "$0")/.." || exit 1
+. test/lib.sh
+
+need_built "$CONFORMANCE_SERVER"
+need_node
+command -v redis-server >/dev/null 2>&1 ||
+	bail "redis-server is installed (tools/bootstrap.sh test)"
+command -v redis-cli >/dev/null 2>&1 || bail "redis-cli is installed"
+nginx=$(command -v nginx 2>/dev/null)
+[ -n "$nginx" ] || for p in /usr/sbin/nginx /usr/local/sbin/nginx; do
+	[ -x "$p" ] && nginx=$p && break
+done
+[ -n "$nginx" ] || bail "nginx is installed (tools/bootstrap.sh test)"
+
+prefix=cr$$:
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcp-confredis.XXXXXX") || exit 1
+sock=$tmp/redis.sock
+rpid=
+npid=
+pids=
+cleanup() {
+	for p in $npid $pids $rpid; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	# The instances' logs stay, for a failure's story.
+	for k in 1 2 3; do
+		cp "$tmp/srv$k.log" "test/out/conformance-redis-srv$k.log" \
+		    2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'cleanup; exit 1' INT TERM HUP
+
+redis-server --port 0 --unixsocket "$sock" --save '' --appendonly no \
+    --dir "$tmp" >"$tmp/redis.log" 2>&1 &
+rpid=$!
+i=0
+while [ $i -lt 50 ] && [ "$(redis-cli -s "$sock" ping 2>/dev/null)" != PONG ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ "$(redis-cli -s "$sock" ping 2>/dev/null)" = PONG ]
+ok $? "redis-server on $sock" "$tmp/redis.log"
+
+# (k, not n: n is test/lib.sh's count of assertions.)
+for k in 1 2 3; do
+	: >"$tmp/srv$k.log"
+	"$CONFORMANCE_SERVER" --http 127.0.0.1:0 --redis "unix://$sock" \
+	    --redis-prefix "$prefix" --access-log </dev/null \
+	    2>"$tmp/srv$k.log" &
+	pids="$pids $!"
+	eval "port_$k=\$(logged_port \"\$tmp/srv$k.log\" $!)"
+done
+[ -n "$port_1" ] && [ -n "$port_2" ] && [ -n "$port_3" ]
+ok $? "three conformance-server instances with --redis listen" "$tmp/srv1.log"
+i=0
+while [ $i -lt 50 ] && [ "$(cat "$tmp"/srv*.log | grep -c 'redis: connection to .* up')" -lt 3 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+
+nport=$(node -e 'const s = require("net").createServer();
+    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')
+cat >"$tmp/mcp.conf" <<EOF
+upstream libmcp_conf {
+    server 127.0.0.1:$port_1;
+    server 127.0.0.1:$port_2;
+    server 127.0.0.1:$port_3;
+}
+server {
+    listen 127.0.0.1:$nport;
+    proxy_http_version 1.1;
+    proxy_set_header Connection '';
+    proxy_set_header Host \$host;
+    proxy_buffering off;
+    proxy_read_timeout 60s;
+    location = /mcp {
+        proxy_pass http://libmcp_conf;
+    }
+}
+EOF
+nginx_main "$tmp" "$tmp/mcp.conf"
+"$nginx" -p "$tmp/" -c "$tmp/nginx.conf" -e "$tmp/error.log" \
+    </dev/null >"$tmp/nginx.out" 2>&1 &
+npid=$!
+url=http://127.0.0.1:$nport/mcp
+i=0
+while [ $i -lt 50 ] && ! curl -s -o /dev/null --max-time 1 "$url"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+curl -s -o /dev/null --max-time 1 "$url"
+ok $? "nginx round-robin over the three instances on 127.0.0.1:$nport" \
+    "$tmp/error.log"
+
+# The suite's own TAP, numbered on from here.
+CONFORMANCE_URL=$url CONFORMANCE_NAME=conformance-redis \
+    sh test/conformance.sh >"$tmp/suite" 2>&1
+while IFS= read -r line; do
+	case $line in
+	"ok "*" - "*) ok 0 "through nginx and Redis: ${line#* - }" ;;
+	"not ok "*" - "*)
+		ok 1 "through nginx and Redis: ${line#* - }"
+		;;
+	"#"*) [ "$failed" -gt 0 ] && echo "$line" ;;
+	esac
+done <"$tmp/suite"
+grep -q '^ok .*active: total 40 passed, 0 failed' "$tmp/suite" &&
+    grep -q '^ok .*all: total 47 passed, 0 failed' "$tmp/suite"
+ok $? "the totals are the direct run's: 40 of 40 active, 47 of 47 all" \
+    "$tmp/suite"
+
+# Each instance took part: the balancer spread the sessions' requests.
+for k in 1 2 3; do
+	grep -q 'POST /mcp' "$tmp/srv$k.log"
+	ok $? "instance $k served requests of the suite" "$tmp/srv$k.log"
+done
+for p in $pids; do
+	kill -0 "$p" 2>/dev/null
+	ok $? "instance (pid $p) still runs after both suites"
+done
+
+tap_end
