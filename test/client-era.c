@@ -42,6 +42,7 @@ static int		 nchanged;	/* tools/list_changed */
 static int		 ntagged;	/* of those, with a subscriptionId */
 static int		 nlisted;	/* tools/list sent (the trace) */
 static int		 ncalled;	/* tools/call sent */
+static int		 nrawupd;	/* resources/updated received */
 #define WATCHED	"test://static-text"
 static const char	*era;
 static const char	*name;
@@ -96,6 +97,11 @@ static void
 on_trace(mcp_client *c, int out, const char *json, size_t len, void *udata)
 {
 	(void)c, (void)udata;
+	pthread_mutex_lock(&lock);
+	if (!out && memmem(json, len, "notifications/resources/updated",
+	    31) != NULL)
+		nrawupd++;
+	pthread_mutex_unlock(&lock);
 	if (!out)
 		return;
 	pthread_mutex_lock(&lock);
@@ -548,7 +554,7 @@ feat(mcp_client *c, int http)
 {
 	json_t	*tools = NULL, *t, *res = NULL;
 	size_t	 i;
-	int	 found = 0, rc, n;
+	int	 found = 0, rc, n, raw;
 
 	is_str(mcp_client_protocol(c), era, "the protocol is %s", era);
 	/* Not listed yet: over HTTP in 2026-07-28, -32020, a listing and
@@ -625,12 +631,15 @@ feat(mcp_client *c, int http)
 	}
 	n = counter(&nupdated);
 	is_int(mcp_client_unsubscribe(c, WATCHED), MCP_OK, "unsubscribe");
+	raw = counter(&nrawupd);
 	res = NULL;
 	(void)mcp_client_call_tool_new(c, "touch", json_pack("{s:s}", "uri",
 	    WATCHED), &res);
 	json_decref(res);
 	usleep(500000);
 	is_int(counter(&nupdated), n, "touched after unsubscribe: nothing");
+	is_int(counter(&nrawupd), raw, "nor on the wire: the server closed "
+	    "the listen before");
 	n = counter(&nchanged);
 	res = NULL;
 	(void)mcp_client_call_tool_new(c, "remove_tool", json_pack("{s:s}",
@@ -669,6 +678,9 @@ badxh(mcp_client *c)
 	    "x"), &res);
 	is_int(rc, MCP_OK, "q answers");
 	json_decref(res);
+	/* It declares no resources.subscribe: no listen. */
+	is_int(mcp_client_subscribe(c, "test://x"), MCP_ESERVER,
+	    "subscribe without the capability: MCP_ESERVER");
 }
 
 int

@@ -199,6 +199,8 @@ for t in bad-name bad-type bad-dup; do
 	grep -q "warn: client: tools/list: tool $t left out: its x-mcp-header breaks the rules" "$tmp/era.err"
 	ok $? "quirk badxh: the warning names $t" "$tmp/era.err"
 done
+grep -q "does not declare resources.subscribe" "$tmp/era.err"
+ok $? "quirk badxh: subscribe warns that the server declares no resources.subscribe" "$tmp/era.err"
 
 # ---- mcp-call ------------------------------------------------------------
 # run NAME STATUS PATTERN CMD...: CMD exits STATUS with PATTERN (a fixed

@@ -144,8 +144,8 @@ enum cwant {
 #define MCP_CLIENT_MRTR_ROUNDS	16	/* input_required answers in a row */
 #define MCP_CLIENT_XTOOLS	1024	/* tools with x-mcp-header kept */
 #define MCP_CLIENT_XVALUE	4096	/* bytes of one Mcp-Param-* line */
-#define MCP_CLIENT_XPAGES	1000	/* pages of a relisting after -32020 */
-#define MCP_CLIENT_SUBS		1024	/* resources subscribed (listen) */
+#define MCP_CLIENT_XPAGES	1000	/* pages of a listing after -32020 */
+#define MCP_CLIENT_SUBS		1024	/* URIs a listen asks for */
 
 /* A listed tool's x-mcp-header annotations (2026-07-28). */
 struct xtool {

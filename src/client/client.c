@@ -1457,8 +1457,8 @@ listen_open(struct mcp_client *c, json_t *filter)
 static void
 listen_acked(struct mcp_client *c, json_t *params)
 {
-	json_t		*id = json_object_get(json_object_get(params, "_meta"),
-	    K_SUB);
+	json_t		*meta = json_object_get(params, "_meta");
+	json_t		*id = json_object_get(meta, K_SUB);
 	struct creq	*old = c->listen_cur;
 
 	if (c->listen_new == NULL || !json_is_integer(id) ||
