@@ -661,9 +661,10 @@ badxh(mcp_client *c)
 	is_str(mcp_client_protocol(c), era, "the protocol is %s", era);
 	rc = mcp_client_list_tools(c, &tools);
 	json_array_foreach(tools, i, t) {
-		strncat(names, json_string_value(json_object_get(t, "name")),
-		    sizeof(names) - strlen(names) - 2);
-		strcat(names, " ");
+		size_t	 o = strlen(names);
+
+		snprintf(names + o, sizeof(names) - o, "%.40s ",
+		    json_string_value(json_object_get(t, "name")));
 	}
 	ok(rc == MCP_OK && json_array_size(tools) == 1 &&
 	    strcmp(names, "q ") == 0, "mcp_client_list_tools: q only (%s)",

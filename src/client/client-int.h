@@ -154,16 +154,6 @@ struct xtool {
 	int			 n;
 };
 
-/* The server's xheader.c: the spec's rules, the same on both sides. */
-struct xheader;
-int	 mcp__xheader_scan(const json_t *schema, struct xheader **out,
-	    int *nout, char *why, size_t whylen) MCP_HIDDEN;
-void	 mcp__xheader_free(struct xheader *h, int n) MCP_HIDDEN;
-const char *mcp__xheader_name(const struct xheader *h, int i) MCP_HIDDEN;
-int	 mcp__xheader_value(const struct xheader *h, int i,
-	    const json_t *args, char *buf, size_t buflen, const char **val,
-	    size_t *len) MCP_HIDDEN;
-
 struct mcp_client {
 	struct ev_loop		*loop;
 	int			 own_loop;	/* ours, on c->thread */
