@@ -14,7 +14,11 @@
  * mode, which sends no requests of its own), or fail: connecting must fail, with
  * TEXT in mcp_client_error; mrtr (the mrtr branch's test/mrtr-server.c:
  * requests of several rounds, two in a round, roots, a prompt and a
- * resource that ask). -m: the server answers sampling and
+ * resource that ask); feat (build/feat-server; feat-http: over
+ * HTTP): routed's Mcp-Param-* headers (the trace counts the tools/list
+ * and tools/call sent), subscribe, touch, add_tool, unsubscribe; badxh
+ * (quirk-server's badxh): tools with bad x-mcp-header left out.
+ * -m: the server answers sampling and
  * elicitation in 2026-07-28 with input_required (MRTR); the same
  * handlers answer them as answer the legacy era's requests. -t: the
  * option probe-timeout, and connecting must take that long (a server
