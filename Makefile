@@ -64,14 +64,13 @@ TEST_CFLAGS = $(STD) $(WARN) $(CFLAGS) $(SAN) -Iinclude -Isrc -Itest -pthread \
 CORE_SRCS = src/core/buf.c src/core/base64.c src/core/log.c \
 	src/core/version.c src/core/json.c src/core/schema.c src/core/decl.c \
 	src/core/table.c src/core/random.c src/core/sha256.c \
-	src/core/systemd.c
+	src/core/systemd.c src/core/xheader.c
 RPC_SRCS = src/rpc/jsonrpc.c src/rpc/frame.c
 SERVER_SRCS = src/server/registry.c src/server/features.c \
 	src/server/pool.c src/server/call.c src/server/session.c \
 	src/server/protocol.c src/server/clientreq.c src/server/metrics.c \
 	src/server/relay.c src/server/args.c src/server/era.c \
-	src/server/tasks.c src/server/listen.c src/server/mrtr.c \
-	src/server/xheader.c
+	src/server/tasks.c src/server/listen.c src/server/mrtr.c
 CLIENT_SRCS = src/client/client.c src/client/stdio.c src/client/http.c
 TRANSPORT_SRCS = src/transport/transport_stdio.c src/transport/http.c \
 	src/transport/transport_sse.c src/transport/transport_streamable.c \

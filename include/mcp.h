@@ -956,6 +956,9 @@ MCP_EXTERN int		 mcp_client_complete_new(mcp_client *c, json_t *ref,
 MCP_EXTERN int		 mcp_client_ping(mcp_client *c);
 MCP_EXTERN int		 mcp_client_set_log_level(mcp_client *c,
 			    const char *level);
+/* resources/subscribe and /unsubscribe; in 2026-07-28 a new
+ * subscriptions/listen with the URIs, acknowledged before the old one
+ * closes (mcp_client_new(3), Protocol eras). */
 MCP_EXTERN int		 mcp_client_subscribe(mcp_client *c, const char *uri);
 MCP_EXTERN int		 mcp_client_unsubscribe(mcp_client *c,
 			    const char *uri);

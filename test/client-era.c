@@ -14,7 +14,11 @@
  * mode, which sends no requests of its own), or fail: connecting must fail, with
  * TEXT in mcp_client_error; mrtr (the mrtr branch's test/mrtr-server.c:
  * requests of several rounds, two in a round, roots, a prompt and a
- * resource that ask). -m: the server answers sampling and
+ * resource that ask); feat (build/feat-server; feat-http: over
+ * HTTP): routed's Mcp-Param-* headers (the trace counts the tools/list
+ * and tools/call sent), subscribe, touch, add_tool, unsubscribe; badxh
+ * (quirk-server's badxh): tools with bad x-mcp-header left out.
+ * -m: the server answers sampling and
  * elicitation in 2026-07-28 with input_required (MRTR); the same
  * handlers answer them as answer the legacy era's requests. -t: the
  * option probe-timeout, and connecting must take that long (a server
@@ -37,6 +41,13 @@ static int		 nprogress;
 static int		 nlog;
 static int		 nsampled;
 static int		 nelicited;
+static int		 nupdated;	/* resources/updated for WATCHED */
+static int		 nchanged;	/* tools/list_changed */
+static int		 ntagged;	/* of those, with a subscriptionId */
+static int		 nlisted;	/* tools/list sent (the trace) */
+static int		 ncalled;	/* tools/call sent */
+static int		 nrawupd;	/* resources/updated received */
+#define WATCHED	"test://static-text"
 static const char	*era;
 static const char	*name;
 static int		 modern;
@@ -63,12 +74,46 @@ on_progress(mcp_client *c, long long id, double done, double total,
 static void
 on_notify(mcp_client *c, const char *method, json_t *params, void *udata)
 {
-	(void)c, (void)params, (void)udata;
-	if (strcmp(method, "notifications/message") == 0) {
-		pthread_mutex_lock(&lock);
+	const char	*uri = json_string_value(json_object_get(params,
+	    "uri"));
+	int		 tagged = json_is_integer(json_object_get(
+	    json_object_get(params, "_meta"),
+	    "io.modelcontextprotocol/subscriptionId"));
+
+	(void)c, (void)udata;
+	pthread_mutex_lock(&lock);
+	if (strcmp(method, "notifications/message") == 0)
 		nlog++;
-		pthread_mutex_unlock(&lock);
+	if (strcmp(method, "notifications/resources/updated") == 0 &&
+	    uri != NULL && strcmp(uri, WATCHED) == 0) {
+		nupdated++;
+		ntagged += tagged;
 	}
+	if (strcmp(method, "notifications/tools/list_changed") == 0) {
+		nchanged++;
+		ntagged += tagged;
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* Counts the tools/list and tools/call messages the client sends. */
+static void
+on_trace(mcp_client *c, int out, const char *json, size_t len, void *udata)
+{
+	(void)c, (void)udata;
+	pthread_mutex_lock(&lock);
+	if (!out && memmem(json, len, "notifications/resources/updated",
+	    31) != NULL)
+		nrawupd++;
+	pthread_mutex_unlock(&lock);
+	if (!out)
+		return;
+	pthread_mutex_lock(&lock);
+	if (memmem(json, len, "\"method\":\"tools/list\"", 20) != NULL)
+		nlisted++;
+	if (memmem(json, len, "\"method\":\"tools/call\"", 20) != NULL)
+		ncalled++;
+	pthread_mutex_unlock(&lock);
 }
 
 /* The user's handlers: one code for both eras (server requests in the
@@ -482,6 +527,167 @@ sdk(mcp_client *c, int stateless)
 	json_decref(res);
 }
 
+/* routed's answer to ARGS (taken), and how many tools/list and tools/call
+ * went out for it. */
+static void
+call_routed(mcp_client *c, json_t *args, const char *want, int lists,
+    const char *what)
+{
+	json_t	*res = NULL;
+	int	 rc, l0 = counter(&nlisted), c0 = counter(&ncalled);
+	char	 text[200];
+
+	rc = mcp_client_call_tool_new(c, "routed", args, &res);
+	snprintf(text, sizeof(text), "routed to %s", want);
+	ok(rc == MCP_OK && text_of(res) != NULL && strcmp(text_of(res),
+	    text) == 0, "routed, %s: \"%s\" (rc %d: %s)", what, text, rc,
+	    rc == MCP_OK ? text_of(res) : json_string_value(json_object_get(
+	    res, "message")));
+	is_int(counter(&nlisted) - l0, lists, "routed, %s: %d tools/list "
+	    "before it", what, lists);
+	is_int(counter(&ncalled) - c0, lists + 1, "routed, %s: %d tools/call",
+	    what, lists + 1);
+	json_decref(res);
+}
+
+/* feat-server: x-mcp-header (Mcp-Param-*) and subscriptions. HTTP says
+ * whether the transport is Streamable HTTP (the headers go there only;
+ * the server checks them, -32020 when one is missing or wrong). */
+static void
+feat(mcp_client *c, int http)
+{
+	json_t	*tools = NULL, *t, *res = NULL;
+	size_t	 i;
+	int	 found = 0, rc, n, raw;
+
+	is_str(mcp_client_protocol(c), era, "the protocol is %s", era);
+	/* Not listed yet: over HTTP in 2026-07-28, -32020, a listing and
+	 * one retry; elsewhere no headers are asked for. */
+	call_routed(c, json_pack("{s:s, s:{s:i, s:b}}", "region", "eu-west",
+	    "opts", "n", 3, "flag", 1), "eu-west", modern && http ? 1 : 0,
+	    "before any listing");
+	rc = mcp_client_list_tools(c, &tools);
+	json_array_foreach(tools, i, t)
+		if (strcmp(json_string_value(json_object_get(t, "name")),
+		    "routed") == 0)
+			found = 1;
+	ok(rc == MCP_OK && found, "mcp_client_list_tools lists routed");
+	json_decref(tools);
+	call_routed(c, json_pack("{s:s, s:{s:i, s:b}}", "region", "us-east-1",
+	    "opts", "n", -42, "flag", 0), "us-east-1", 0,
+	    "listed: region, opts.n, opts.flag");
+	call_routed(c, json_pack("{s:s}", "region", "Zoë-north"), "Zoë-north",
+	    0, "non-ASCII region (base64)");
+	call_routed(c, json_pack("{s:s, s:{s:b}}", "region", " padded  ",
+	    "opts", "flag", 1), " padded  ", 0, "spaces at the ends (base64)");
+	call_routed(c, json_pack("{s:s}", "region", "=?base64?eA==?="),
+	    "=?base64?eA==?=", 0, "a value like the sentinel (base64)");
+	call_routed(c, json_pack("{s:s, s:{}}", "region", "a b", "opts"),
+	    "a b", 0, "no n, no flag: no header for them");
+	/* The raw tools/list teaches the client too. */
+	rc = mcp_client_request_new(c, "tools/list", json_object(), &res);
+	is_int(rc, MCP_OK, "tools/list (raw)");
+	json_decref(res);
+	call_routed(c, json_pack("{s:s, s:{s:i}}", "region", "ap", "opts",
+	    "n", 7), "ap", 0, "after a raw tools/list");
+
+	/* Subscriptions: resources/subscribe in the legacy era, a listen
+	 * in 2026-07-28; both notifications reach the handler. */
+	is_int(mcp_client_subscribe(c, WATCHED), MCP_OK, "subscribe %s",
+	    WATCHED);
+	res = NULL;
+	rc = mcp_client_call_tool_new(c, "touch", json_pack("{s:s}", "uri",
+	    WATCHED), &res);
+	json_decref(res);
+	is_int(rc, MCP_OK, "touch %s", WATCHED);
+	n = settle(&nupdated, 1);
+	ok(n == 1, "resources/updated arrived once (%d)", n);
+	res = NULL;
+	rc = mcp_client_call_tool_new(c, "add_tool", json_pack("{s:s}", "name",
+	    http ? "added-http" : "added-stdio"), &res);
+	json_decref(res);
+	is_int(rc, MCP_OK, "add_tool");
+	n = settle(&nchanged, 1);
+	ok(n >= 1, "tools/list_changed arrived (%d)", n);
+	if (modern)
+		is_int(counter(&ntagged), counter(&nupdated) +
+		    counter(&nchanged), "each kept its _meta subscriptionId");
+	/* Subscribing again to the same: no change, nothing twice. */
+	is_int(mcp_client_subscribe(c, WATCHED), MCP_OK, "subscribe again");
+	res = NULL;
+	(void)mcp_client_call_tool_new(c, "touch", json_pack("{s:s}", "uri",
+	    WATCHED), &res);
+	json_decref(res);
+	n = settle(&nupdated, 2);
+	ok(n == 2, "touched again: one more (%d)", n);
+	usleep(300000);
+	is_int(counter(&nupdated), 2, "not twice");
+	/* A URI of no resource: refused, and the listen stays. */
+	if (modern) {
+		rc = mcp_client_subscribe(c, "test://no-such-resource");
+		is_int(rc, MCP_ESERVER, "subscribe to no resource: refused");
+		res = NULL;
+		(void)mcp_client_call_tool_new(c, "touch", json_pack("{s:s}",
+		    "uri", WATCHED), &res);
+		json_decref(res);
+		n = settle(&nupdated, 3);
+		ok(n == 3, "the listen before it stays (%d)", n);
+	}
+	n = counter(&nupdated);
+	is_int(mcp_client_unsubscribe(c, WATCHED), MCP_OK, "unsubscribe");
+	raw = counter(&nrawupd);
+	res = NULL;
+	(void)mcp_client_call_tool_new(c, "touch", json_pack("{s:s}", "uri",
+	    WATCHED), &res);
+	json_decref(res);
+	usleep(500000);
+	is_int(counter(&nupdated), n, "touched after unsubscribe: nothing");
+	is_int(counter(&nrawupd), raw, "nor on the wire: the server closed "
+	    "the listen before");
+	n = counter(&nchanged);
+	res = NULL;
+	(void)mcp_client_call_tool_new(c, "remove_tool", json_pack("{s:s}",
+	    "name", http ? "added-http" : "added-stdio"), &res);
+	json_decref(res);
+	ok(settle(&nchanged, n + 1) >= n + 1, "tools/list_changed still "
+	    "comes (the handler is set)");
+}
+
+/* quirk-server badxh: tools with bad x-mcp-header left out. */
+static void
+badxh(mcp_client *c)
+{
+	json_t	*tools = NULL, *res = NULL, *t;
+	size_t	 i;
+	int	 rc;
+	char	 names[200] = "";
+
+	is_str(mcp_client_protocol(c), era, "the protocol is %s", era);
+	rc = mcp_client_list_tools(c, &tools);
+	json_array_foreach(tools, i, t) {
+		size_t	 o = strlen(names);
+
+		snprintf(names + o, sizeof(names) - o, "%.40s ",
+		    json_string_value(json_object_get(t, "name")));
+	}
+	ok(rc == MCP_OK && json_array_size(tools) == 1 &&
+	    strcmp(names, "q ") == 0, "mcp_client_list_tools: q only (%s)",
+	    names);
+	json_decref(tools);
+	rc = mcp_client_request_new(c, "tools/list", json_object(), &res);
+	ok(rc == MCP_OK && json_array_size(json_object_get(res, "tools")) ==
+	    1, "a raw tools/list: q only too");
+	json_decref(res);
+	res = NULL;
+	rc = mcp_client_call_tool_new(c, "q", json_pack("{s:s}", "region",
+	    "x"), &res);
+	is_int(rc, MCP_OK, "q answers");
+	json_decref(res);
+	/* It declares no resources.subscribe: no listen. */
+	is_int(mcp_client_subscribe(c, "test://x"), MCP_ESERVER,
+	    "subscribe without the capability: MCP_ESERVER");
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -526,7 +732,8 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	modern = strcmp(era, "2026-07-28") == 0;
-	mcp_log_set_level(MCP_LOG_ERR);
+	mcp_log_set_level(strcmp(kind, "badxh") == 0 ? MCP_LOG_WARN :
+	    MCP_LOG_ERR);
 	c = mcp_client_new("client-era", "1");
 	if (protocol != NULL)
 		is_int(mcp_client_set_option(c, "protocol", protocol), MCP_OK,
@@ -537,6 +744,7 @@ main(int argc, char *argv[])
 		    "option probe-timeout %s", probe);
 	(void)mcp_client_on_progress(c, on_progress, NULL);
 	(void)mcp_client_on_notification(c, on_notify, NULL);
+	(void)mcp_client_on_trace(c, on_trace, NULL);
 	(void)mcp_client_on_request(c, "sampling/createMessage", on_sampling,
 	    NULL);
 	(void)mcp_client_on_request(c, "elicitation/create", on_elicit, NULL);
@@ -567,6 +775,16 @@ main(int argc, char *argv[])
 	if (rc != MCP_OK) {
 		diag("mcp_client_error: %s", mcp_client_error(c) != NULL ?
 		    mcp_client_error(c) : "(none)");
+		mcp_client_free(c);
+		return tap_done();
+	}
+	if (strcmp(kind, "feat") == 0 || strcmp(kind, "feat-http") == 0) {
+		feat(c, strcmp(kind, "feat-http") == 0);
+		mcp_client_free(c);
+		return tap_done();
+	}
+	if (strcmp(kind, "badxh") == 0) {
+		badxh(c);
 		mcp_client_free(c);
 		return tap_done();
 	}

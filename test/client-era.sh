@@ -163,6 +163,45 @@ era "quirk preinit stdio auto: the probe times out, falls back" -k quirk -n quir
 # shellcheck disable=SC2086
 era "quirk preinit stdio $M" -k fail -p $M -t 1 -s "does not speak $M" -- $QUIRK
 
+# ---- feat-server: x-mcp-header (Mcp-Param-*) and subscriptions ------------
+# routed's region, opts.n and opts.flag go into Mcp-Param-* headers over
+# HTTP in 2026-07-28 (the server answers -32020 to a missing or wrong one;
+# a call before any listing gets it, lists and retries once); resources/
+# updated and tools/list_changed through subscriptions/listen in
+# 2026-07-28, resources/subscribe in the legacy era; nothing after
+# unsubscribe.
+FEAT=$MCP_BUILD/feat-server
+need_built "$FEAT"
+serve fport "$tmp/feat.log" "$FEAT" --http 127.0.0.1:0 --metrics ||
+    bail "feat-server --http started"
+FURL=http://127.0.0.1:$fport/mcp
+era "feat http $M" -k feat-http -n feat-server -p $M -e $M -u "$FURL"
+era "feat stdio $M" -k feat -n feat-server -p $M -e $M -- "$FEAT"
+era "feat http $L" -k feat-http -n feat-server -p $L -e $L -u "$FURL"
+era "feat stdio $L" -k feat -n feat-server -p $L -e $L -- "$FEAT"
+ml0=$(metric "$fport" mcp_listens)
+era "feat http $M again" -k feat-http -n feat-server -p $M -e $M -u "$FURL"
+_i=0
+while [ "$(metric "$fport" mcp_listens)" -ne 0 ] && [ $_i -lt 50 ]; do
+	sleep 0.1
+	_i=$((_i + 1))
+done
+ml1=$(metric "$fport" mcp_listens)
+[ "$ml1" -eq 0 ]
+ok $? "feat http: every listen closed with its client (mcp_listens $ml0, $ml1)"
+
+# Tool definitions whose x-mcp-header breaks the rules are left out of
+# the client's lists, each with a warning.
+QBAD="node test/node/quirk-server.mjs stdio badxh"
+# shellcheck disable=SC2086
+era "quirk badxh stdio $M" -k badxh -n quirk -p $M -e $M -- $QBAD
+for t in bad-name bad-type bad-dup; do
+	grep -q "warn: client: tools/list: tool $t left out: its x-mcp-header breaks the rules" "$tmp/era.err"
+	ok $? "quirk badxh: the warning names $t" "$tmp/era.err"
+done
+grep -q "does not declare resources.subscribe" "$tmp/era.err"
+ok $? "quirk badxh: subscribe warns that the server declares no resources.subscribe" "$tmp/era.err"
+
 # ---- mcp-call ------------------------------------------------------------
 # run NAME STATUS PATTERN CMD...: CMD exits STATUS with PATTERN (a fixed
 # string) in its stdout, or its stderr when PATTERN starts with "2:".

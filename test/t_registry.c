@@ -705,7 +705,7 @@ t_annotations(void)
 	mcp_server_free(srv);
 }
 
-/* ---- x-mcp-header annotations (src/server/xheader.c) ----------------- */
+/* ---- x-mcp-header annotations (src/core/xheader.c)  ----------------- */
 
 /* Registers a tool NAME with the JSON SCHEMA: its rc. */
 static int

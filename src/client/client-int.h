@@ -61,6 +61,13 @@ struct creq {
 	/* OP_INPUT: an answer to one of the server's inputRequests. */
 	char			*key;
 	json_t			*value;		/* NULL: the handler refused */
+	/* 2026-07-28 over HTTP, tools/call: the "Mcp-Param-NAME: V" lines
+	 * (a JSON array of strings) its x-mcp-header annotations ask for,
+	 * and whether it was sent again after -32020 and a new listing. */
+	json_t			*pheaders;
+	int			 xretried;
+	/* subscriptions/listen: no timer; never cancelled by cancel_all. */
+	int			 is_listen;
 };
 
 enum {
@@ -69,7 +76,9 @@ enum {
 	OP_CANCEL,
 	OP_CONNECT,
 	OP_CLOSE,
-	OP_INPUT
+	OP_INPUT,
+	OP_LISTEN	/* 2026-07-28: subscribe (cancel_id 1) or unsubscribe
+			   (0) the uri in key, through a new listen */
 };
 
 enum cstate {
@@ -133,6 +142,17 @@ enum cwant {
 #define MCP_CLIENT_MODERN	"2026-07-28"
 #define MCP_CLIENT_PROBE_S	10.0	/* s, at most, for the probe (auto) */
 #define MCP_CLIENT_MRTR_ROUNDS	16	/* input_required answers in a row */
+#define MCP_CLIENT_XTOOLS	1024	/* tools with x-mcp-header kept */
+#define MCP_CLIENT_XVALUE	4096	/* bytes of one Mcp-Param-* line */
+#define MCP_CLIENT_XPAGES	1000	/* pages of a listing after -32020 */
+#define MCP_CLIENT_SUBS		1024	/* URIs a listen asks for */
+
+/* A listed tool's x-mcp-header annotations (2026-07-28). */
+struct xtool {
+	char			*name;
+	struct xheader		*xh;
+	int			 n;
+};
 
 struct mcp_client {
 	struct ev_loop		*loop;
@@ -153,6 +173,21 @@ struct mcp_client {
 	struct creq		*probe;		/* the server/discover probe */
 	struct creq		*mrtr;		/* requests past their first
 						   input_required answer */
+	/* 2026-07-28: the x-mcp-header map, from the tools/list results
+	 * seen (replaced by each listing from its first page). Loop
+	 * thread. */
+	struct xtool		*xtools;
+	int			 nxtools;
+	/* 2026-07-28: subscriptions/listen. LISTEN_CUR is the open one,
+	 * whose notifications reach the handler; LISTEN_NEW the one opened
+	 * to replace it, until its acknowledgment; LOP the subscribe or
+	 * unsubscribe waiting for it, LOPS those after it. SUBS: the URIs
+	 * of LISTEN_CUR. Loop thread. */
+	struct creq		*listen_cur;
+	struct creq		*listen_new;
+	struct creq		*lop;
+	struct creq		*lops;
+	json_t			*subs;
 	int			 reinits;	/* sessions reopened in a row */
 
 	/* Options. */

@@ -29,6 +29,9 @@ static void	 send_initialize(struct mcp_client *);
 static void	 send_discover(struct mcp_client *);
 static int	 mrtr_answer(struct mcp_client *, struct creq *, json_t *);
 static void	 mrtr_input(struct mcp_client *, struct creq *);
+static void	 xh_learn(struct mcp_client *, struct creq *, json_t *);
+static void	 xh_clear(struct mcp_client *);
+static void	 listen_ready(struct mcp_client *);
 
 /* ---- Small things ---------------------------------------------------- */
 
@@ -63,6 +66,7 @@ creq_free(struct creq *r)
 	free(r->body);
 	free(r->reason);
 	free(r->hname);
+	json_decref(r->pheaders);
 	json_decref(r->inputs);
 	json_decref(r->state);
 	free(r->key);
@@ -134,6 +138,9 @@ finish(struct mcp_client *c, struct creq *r, int rc, json_t *result)
 	if (r == c->probe)
 		c->probe = NULL;
 	mrtr_unlink(c, r);
+	if (c->modern && rc == MCP_OK && r->method != NULL &&
+	    strcmp(r->method, "tools/list") == 0)
+		xh_learn(c, r, result);
 	if (r->cb != NULL)
 		r->cb(c, rc, result, r->udata);
 	creq_free(r);
@@ -272,6 +279,8 @@ arm(struct mcp_client *c, struct creq *r)
 {
 	double	 t = c->timeout;
 
+	if (r->is_listen)
+		return;		/* open until closed */
 	if (r == c->probe && c->probe_timeout < t)
 		t = c->probe_timeout;
 	if (c->max_timeout > 0) {
@@ -318,6 +327,187 @@ name_member(const char *method)
 	return NULL;
 }
 
+/* ---- 2026-07-28: x-mcp-header, Mcp-Param-* ------------------------- */
+
+static void
+xh_clear(struct mcp_client *c)
+{
+	int	 i;
+
+	for (i = 0; i < c->nxtools; i++) {
+		free(c->xtools[i].name);
+		mcp__xheader_free(c->xtools[i].xh, c->xtools[i].n);
+	}
+	free(c->xtools);
+	c->xtools = NULL;
+	c->nxtools = 0;
+}
+
+static struct xtool *
+xh_find(struct mcp_client *c, const char *name)
+{
+	int	 i;
+
+	for (i = 0; i < c->nxtools; i++)
+		if (strcmp(c->xtools[i].name, name) == 0)
+			return &c->xtools[i];
+	return NULL;
+}
+
+/* NAME's annotations XH (N of them), taken; replacing any before. */
+static void
+xh_put(struct mcp_client *c, const char *name, struct xheader *xh, int n)
+{
+	struct xtool	*t = xh_find(c, name), *nt;
+
+	if (t != NULL) {
+		mcp__xheader_free(t->xh, t->n);
+		t->xh = xh;
+		t->n = n;
+		return;
+	}
+	if (c->nxtools >= MCP_CLIENT_XTOOLS) {
+		mcp_log(MCP_LOG_WARN, "client: tools/list: more than %d tools "
+		    "with x-mcp-header annotations; %.100s's are not kept "
+		    "(its calls go without Mcp-Param-* headers)",
+		    MCP_CLIENT_XTOOLS, name);
+		mcp__xheader_free(xh, n);
+		return;
+	}
+	nt = realloc(c->xtools, (size_t)(c->nxtools + 1) * sizeof(*nt));
+	if (nt == NULL || (nt[c->nxtools].name = strdup(name)) == NULL) {
+		if (nt != NULL)
+			c->xtools = nt;
+		mcp__xheader_free(xh, n);
+		return;
+	}
+	c->xtools = nt;
+	nt[c->nxtools].xh = xh;
+	nt[c->nxtools].n = n;
+	c->nxtools++;
+}
+
+/*
+ * A tools/list result R asked for: the annotations of each tool learnt
+ * (the map starts again with a listing's first page), and each tool
+ * whose annotations break the spec's rules taken out of the result,
+ * with a warning (basic/transports/streamable-http: the client MUST
+ * reject them). Every transport: a definition is bad wherever it is
+ * read; only HTTP sends the headers.
+ */
+static void
+xh_learn(struct mcp_client *c, struct creq *r, json_t *result)
+{
+	json_t		*tools = json_object_get(result, "tools"), *t;
+	struct xheader	*xh;
+	const char	*name;
+	char		 why[300];
+	size_t		 i = 0;
+	int		 n, rc;
+
+	if (!json_is_array(tools))
+		return;
+	if (json_object_get(r->params, "cursor") == NULL)
+		xh_clear(c);
+	while (i < json_array_size(tools)) {
+		t = json_array_get(tools, i);
+		name = json_string_value(json_object_get(t, "name"));
+		why[0] = '\0';
+		rc = mcp__xheader_scan(json_object_get(t, "inputSchema"), &xh,
+		    &n, why, sizeof(why));
+		if (rc == MCP_EINVAL) {
+			mcp_log(MCP_LOG_WARN, "client: tools/list: tool %.100s "
+			    "left out: its x-mcp-header breaks the rules: %s",
+			    name != NULL ? name : "(no name)", why);
+			(void)json_array_remove(tools, i);
+			continue;
+		}
+		if (rc == MCP_OK && n > 0 && name != NULL)
+			xh_put(c, name, xh, n);
+		else if (rc == MCP_OK)
+			mcp__xheader_free(xh, n);
+		i++;
+	}
+}
+
+/*
+ * "Mcp-Param-NAME: V" as the spec wants the value: plain when it is
+ * visible ASCII with inner spaces only, else (control bytes, non-ASCII,
+ * a NUL, spaces at an end, empty, or what looks like the encoding
+ * itself) "=?base64?...?=" of its bytes. NULL on ENOMEM.
+ */
+static char *
+param_line(const char *name, const char *v, size_t n)
+{
+	size_t		 i, len;
+	int		 plain = n > 0 && v[0] != ' ' && v[n - 1] != ' ';
+	char		*b64, *out;
+
+	for (i = 0; plain && i < n; i++)
+		if ((unsigned char)v[i] < 0x20 || (unsigned char)v[i] > 0x7e)
+			plain = 0;
+	if (plain && n >= 11 && strncmp(v, "=?base64?", 9) == 0 &&
+	    strncmp(v + n - 2, "?=", 2) == 0)
+		plain = 0;
+	if (plain) {
+		len = strlen(name) + n + 16;
+		if ((out = malloc(len)) != NULL)
+			snprintf(out, len, "Mcp-Param-%s: %.*s", name, (int)n,
+			    v);
+		return out;
+	}
+	if ((b64 = mcp__base64(v, n)) == NULL)
+		return NULL;
+	len = strlen(name) + strlen(b64) + 28;
+	if ((out = malloc(len)) != NULL)
+		snprintf(out, len, "Mcp-Param-%s: =?base64?%s?=", name, b64);
+	free(b64);
+	return out;
+}
+
+/* R, a tools/call over HTTP: the Mcp-Param-* lines of the arguments
+ * its tool's annotations name (none for a tool not listed yet). */
+static int
+xh_headers(struct mcp_client *c, struct creq *r)
+{
+	struct xtool	*t;
+	json_t		*args, *list;
+	const char	*val;
+	char		 buf[32], *line;
+	size_t		 len;
+	int		 i;
+
+	json_decref(r->pheaders);
+	r->pheaders = NULL;
+	if (r->hname == NULL || (t = xh_find(c, r->hname)) == NULL)
+		return MCP_OK;
+	args = json_object_get(r->params, "arguments");
+	if ((list = json_array()) == NULL)
+		return MCP_ENOMEM;
+	for (i = 0; i < t->n; i++) {
+		if (mcp__xheader_value(t->xh, i, args, buf, sizeof(buf), &val,
+		    &len) != 1)
+			continue;	/* absent: no header */
+		if (len > MCP_CLIENT_XVALUE) {
+			mcp_log(MCP_LOG_WARN, "client: tools/call %.100s: the "
+			    "argument of Mcp-Param-%s is over %d bytes; not "
+			    "sent as a header", r->hname,
+			    mcp__xheader_name(t->xh, i), MCP_CLIENT_XVALUE);
+			continue;
+		}
+		line = param_line(mcp__xheader_name(t->xh, i), val, len);
+		if (line == NULL || json_array_append_new(list,
+		    json_string(line)) != 0) {
+			free(line);
+			json_decref(list);
+			return MCP_ENOMEM;
+		}
+		free(line);
+	}
+	r->pheaders = list;
+	return MCP_OK;
+}
+
 /*
  * 2026-07-28: what every request carries in params._meta (the version,
  * the client's capabilities and identity, the log level asked for), and
@@ -360,6 +550,8 @@ modern_meta(struct mcp_client *c, struct creq *r)
 	    member)) && (r->hname = strdup(json_string_value(
 	    json_object_get(r->params, member)))) == NULL)
 		return MCP_ENOMEM;
+	if (modern_http(c) && strcmp(r->method, "tools/call") == 0)
+		return xh_headers(c, r);
 	return MCP_OK;
 }
 
@@ -769,6 +961,7 @@ modern_ready(struct mcp_client *c, json_t *result)
 	}
 	c->state = CS_READY;
 	c->ops->ready(c);
+	listen_ready(c);
 	release_held(c);
 	connect_signal(c, MCP_OK);
 	ready_signal(c, MCP_OK, result);
@@ -1117,6 +1310,245 @@ mcp__client_resend(struct mcp_client *c, struct creq *r)
 	hold_again(c, r);
 }
 
+/* ---- 2026-07-28: subscriptions/listen -------------------------------- */
+
+#define K_SUB		"io.modelcontextprotocol/subscriptionId"
+
+/* The list_changed kinds a listen may ask for, by the capability. */
+static const struct {
+	const char	*cap;
+	const char	*kind;
+} lkinds[] = {
+	{ "tools", "toolsListChanged" },
+	{ "prompts", "promptsListChanged" },
+	{ "resources", "resourcesListChanged" },
+};
+
+/* What a listen asks for: the URIs SUBS, and the list_changed kinds the
+ * server declares when a notification handler is set. NULL: nothing. */
+static json_t *
+listen_filter(struct mcp_client *c, const json_t *subs)
+{
+	json_t	*f = json_object(), *cap;
+	size_t	 i;
+	int	 any = 0;
+
+	if (f == NULL)
+		return NULL;
+	for (i = 0; c->on_notify != NULL &&
+	    i < sizeof(lkinds) / sizeof(lkinds[0]); i++) {
+		cap = json_object_get(c->server_caps, lkinds[i].cap);
+		if (json_is_true(json_object_get(cap, "listChanged"))) {
+			json_object_set_new(f, lkinds[i].kind, json_true());
+			any = 1;
+		}
+	}
+	if (json_array_size(subs) > 0) {
+		json_object_set_new(f, "resourceSubscriptions",
+		    json_deep_copy(subs));
+		any = 1;
+	}
+	if (!any) {
+		json_decref(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void	 lop_start(struct mcp_client *, struct creq *);
+
+/* The subscribe or unsubscribe in c->lop ends with RC (RESULT: the
+ * server's error); its URIs become the listen's on MCP_OK. The next
+ * one starts. */
+static void
+lop_end(struct mcp_client *c, int rc, json_t *result)
+{
+	struct creq	*op = c->lop, *next;
+
+	c->lop = NULL;
+	if (op != NULL) {
+		if (rc == MCP_OK) {
+			json_decref(c->subs);
+			c->subs = op->value;
+			op->value = NULL;
+		}
+		if (op->cb != NULL)
+			op->cb(c, rc, result, op->udata);
+		creq_free(op);
+	}
+	if (c->lop == NULL && (next = c->lops) != NULL) {
+		c->lops = next->next;
+		next->next = NULL;
+		lop_start(c, next);
+	}
+}
+
+/* The listen R ended: refused, cancelled, lost, or the server's answer
+ * (its drain). */
+static void
+listen_done(struct mcp_client *c, int rc, json_t *result, void *udata)
+{
+	struct creq	*r = udata;
+
+	if (r == c->listen_new) {
+		c->listen_new = NULL;
+		if (rc == MCP_OK) {
+			json_t *e = err_object(MCP_EIO, "the server ended "
+			    "subscriptions/listen before acknowledging it");
+
+			lop_end(c, MCP_EIO, e);
+			json_decref(e);
+		} else {
+			lop_end(c, rc, result);
+		}
+	} else if (r == c->listen_cur) {
+		c->listen_cur = NULL;
+		MCP_LOG(MCP_LOG_INFO, "client: the server ended "
+		    "subscriptions/listen (%s)", mcp_strerror(rc));
+	}
+}
+
+/* Closes the listen R: its stream on HTTP, notifications/cancelled on
+ * stdio. */
+static void
+listen_close(struct mcp_client *c, struct creq *r, const char *why)
+{
+	long long	 id = r->pe.id;
+	int		 inflight = r->sent;
+
+	if (r == c->listen_cur)
+		c->listen_cur = NULL;
+	if (r == c->listen_new)
+		c->listen_new = NULL;
+	finish_err(c, r, MCP_ECANCELED, why);
+	if (inflight)
+		send_cancelled(c, id, why);
+}
+
+/* Opens a listen asking for FILTER (taken), as c->listen_new. */
+static void
+listen_open(struct mcp_client *c, json_t *filter)
+{
+	struct creq	*r;
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL || (r->method = strdup("subscriptions/listen")) ==
+	    NULL || (r->params = json_pack("{s:o}", "notifications",
+	    filter)) == NULL) {
+		if (r == NULL || r->method == NULL)
+			json_decref(filter);
+		creq_free(r);
+		lop_end(c, MCP_ENOMEM, NULL);
+		return;
+	}
+	r->c = c;
+	r->pe.id = atomic_fetch_add(&c->next_id, 1);
+	r->is_listen = 1;
+	r->cb = listen_done;
+	r->udata = r;
+	ev_timer_init(&r->timer, timeout_cb, c->timeout, 0.);
+	r->timer.data = r;
+	c->listen_new = r;
+	start_request(c, r);	/* a failure ends in listen_done */
+}
+
+/* notifications/subscriptions/acknowledged: the new listen replaces the
+ * one before it, which closes (its notifications, from now, dropped). */
+static void
+listen_acked(struct mcp_client *c, json_t *params)
+{
+	json_t		*meta = json_object_get(params, "_meta");
+	json_t		*id = json_object_get(meta, K_SUB);
+	struct creq	*old = c->listen_cur;
+
+	if (c->listen_new == NULL || !json_is_integer(id) ||
+	    json_integer_value(id) != c->listen_new->pe.id)
+		return;
+	c->listen_cur = c->listen_new;
+	c->listen_new = NULL;
+	if (old != NULL)
+		listen_close(c, old, "replaced by a new listen");
+	lop_end(c, MCP_OK, NULL);
+}
+
+/* OP_LISTEN: the URIs with op->key added (op->cancel_id 1) or taken out,
+ * and a listen opened with them, replacing the open one. */
+static void
+lop_start(struct mcp_client *c, struct creq *op)
+{
+	json_t	*subs, *v, *filter;
+	size_t	 i;
+	int	 at = -1;
+
+	if (c->state != CS_READY) {
+		c->lop = op;
+		lop_end(c, MCP_EIO, NULL);
+		return;
+	}
+	subs = c->subs != NULL ? json_deep_copy(c->subs) : json_array();
+	if (subs == NULL) {
+		c->lop = op;
+		lop_end(c, MCP_ENOMEM, NULL);
+		return;
+	}
+	json_array_foreach(subs, i, v)
+		if (strcmp(json_string_value(v), op->key) == 0)
+			at = (int)i;
+	op->value = subs;
+	c->lop = op;
+	if ((op->cancel_id && at >= 0) || (!op->cancel_id && at < 0)) {
+		lop_end(c, MCP_OK, NULL);	/* no change */
+		return;
+	}
+	if (op->cancel_id && json_array_size(subs) >= MCP_CLIENT_SUBS) {
+		json_t *e = err_object(MCP_EINVAL, "more resources "
+		    "subscribed than the client keeps");
+
+		lop_end(c, MCP_EINVAL, e);
+		json_decref(e);
+		return;
+	}
+	if (op->cancel_id)
+		json_array_append_new(subs, json_string(op->key));
+	else
+		json_array_remove(subs, (size_t)at);
+	filter = listen_filter(c, subs);
+	if (filter == NULL) {
+		/* Nothing left to listen for. */
+		if (c->listen_cur != NULL)
+			listen_close(c, c->listen_cur, "nothing to listen for");
+		lop_end(c, MCP_OK, NULL);
+		return;
+	}
+	listen_open(c, filter);
+}
+
+static void
+listen_op(struct mcp_client *c, struct creq *op)
+{
+	struct creq	**pp;
+
+	if (c->lop != NULL) {
+		for (pp = &c->lops; *pp != NULL; pp = &(*pp)->next)
+			;
+		*pp = op;
+		return;
+	}
+	lop_start(c, op);
+}
+
+/* At ready: the listen for the list_changed kinds, if any. */
+static void
+listen_ready(struct mcp_client *c)
+{
+	json_t	*filter = listen_filter(c, c->subs);
+
+	if (filter != NULL && c->lop == NULL)
+		listen_open(c, filter);
+	else
+		json_decref(filter);
+}
+
 /* ---- Input ----------------------------------------------------------- */
 
 static void
@@ -1153,6 +1585,16 @@ on_notification(struct mcp_client *c, const char *method, json_t *params)
 		on_progress(c, params);
 		return;
 	}
+	if (c->modern && strcmp(method,
+	    "notifications/subscriptions/acknowledged") == 0) {
+		listen_acked(c, params);
+		return;
+	}
+	if (c->modern && json_is_integer(json_object_get(json_object_get(
+	    params, "_meta"), K_SUB)) && (c->listen_cur == NULL ||
+	    json_integer_value(json_object_get(json_object_get(params,
+	    "_meta"), K_SUB)) != c->listen_cur->pe.id))
+		return;		/* a listen replaced or closed */
 	if (strcmp(method, "notifications/cancelled") == 0) {
 		/* The server gave up a request of its own: an answer made
 		 * for it later is not sent. */
@@ -1235,6 +1677,100 @@ on_request(struct mcp_client *c, json_t *id, const char *method,
 	h->fn(c, rp, method, params, h->udata);
 }
 
+/* ---- 2026-07-28: -32020, a new listing and one retry ----------------- */
+
+struct relist {
+	long long	 first;		/* the call, in c->mrtr */
+	int		 pages;
+};
+
+static void	 relist_page(struct mcp_client *, struct relist *,
+		    const char *);
+
+static void
+relist_done(struct mcp_client *c, int rc, json_t *result, void *udata)
+{
+	struct relist	*rl = udata;
+	json_t		*next = json_object_get(result, "nextCursor");
+	struct creq	*r;
+
+	if (rc == MCP_OK && json_is_string(next) &&
+	    json_string_length(next) > 0 && ++rl->pages < MCP_CLIENT_XPAGES &&
+	    c->state == CS_READY) {
+		relist_page(c, rl, json_string_value(next));
+		return;
+	}
+	r = mrtr_find(c, rl->first);
+	free(rl);
+	if (r == NULL)
+		return;		/* cancelled meanwhile */
+	if (c->state != CS_READY) {
+		finish_err(c, r, MCP_EIO, "the connection ended while the "
+		    "tools were listed again");
+		return;
+	}
+	/* Sent again, the headers from the new listing. */
+	r->pe.id = atomic_fetch_add(&c->next_id, 1);
+	if (build(c, r) != MCP_OK) {
+		finish_err(c, r, MCP_ENOMEM, NULL);
+		return;
+	}
+	transmit(c, r);
+}
+
+static void
+relist_page(struct mcp_client *c, struct relist *rl, const char *cursor)
+{
+	struct creq	*r;
+
+	r = calloc(1, sizeof(*r));
+	if (r == NULL || (r->method = strdup("tools/list")) == NULL ||
+	    (cursor != NULL && (r->params = json_pack("{s:s}", "cursor",
+	    cursor)) == NULL)) {
+		creq_free(r);
+		relist_done(c, MCP_ENOMEM, NULL, rl);
+		return;
+	}
+	r->c = c;
+	r->pe.id = atomic_fetch_add(&c->next_id, 1);
+	r->internal = 1;
+	r->cb = relist_done;
+	r->udata = rl;
+	ev_timer_init(&r->timer, timeout_cb, c->timeout, 0.);
+	r->timer.data = r;
+	start_request(c, r);
+}
+
+/*
+ * R, a tools/call over HTTP, got -32020 (a header the server wanted is
+ * missing or wrong): its tool may have changed since the last listing,
+ * or was never listed. As the spec has it, the tools are listed again
+ * and R is sent once more; non-zero when R is taken. R waits in c->mrtr
+ * meanwhile, where a cancel finds it by its first id.
+ */
+static int
+xh_retry(struct mcp_client *c, struct creq *r, const json_t *err)
+{
+	struct relist	*rl;
+
+	if (!modern_http(c) || r->xretried || r->params == NULL ||
+	    strcmp(r->method, "tools/call") != 0 ||
+	    json_integer_value(json_object_get(err, "code")) !=
+	    MCP_RPC_HEADER_MISMATCH || (rl = calloc(1, sizeof(*rl))) == NULL)
+		return 0;
+	MCP_LOG(MCP_LOG_INFO, "client: tools/call %.100s: -32020; listing the "
+	    "tools again and retrying once", r->hname != NULL ? r->hname :
+	    "");
+	r->xretried = 1;
+	if (r->tstate != NULL && c->ops != NULL)
+		c->ops->forget(c, r, 1);
+	ev_timer_stop(c->loop, &r->timer);
+	mrtr_link(c, r);
+	rl->first = r->first_id;
+	relist_page(c, rl, NULL);
+	return 1;
+}
+
 /* A response: its request ends, with the result or the server's error. */
 static void
 on_response(struct mcp_client *c, struct rpc_fields *f)
@@ -1272,6 +1808,8 @@ on_response(struct mcp_client *c, struct rpc_fields *f)
 			    "error object without a code and a message");
 			return;
 		}
+		if (xh_retry(c, r, f->error))
+			return;
 		finish(c, r, MCP_ESERVER, f->error);
 		return;
 	}
@@ -1402,6 +1940,8 @@ do_close(struct mcp_client *c)
 
 	if (c->state == CS_CLOSED)
 		return;
+	if (c->listen_cur != NULL)
+		listen_close(c, c->listen_cur, "the client closed");
 	if (c->state != CS_LOST)
 		c->state = CS_LOST;
 	fail_all(c, MCP_ECANCELED, "the client closed");
@@ -1447,7 +1987,8 @@ static int
 not_init(struct pending_entry *e, void *arg)
 {
 	(void)arg;
-	return !((struct creq *)e)->internal;
+	return !((struct creq *)e)->internal &&
+	    !((struct creq *)e)->is_listen;
 }
 
 static void
@@ -1542,6 +2083,9 @@ run_op(struct mcp_client *c, struct creq *r)
 	case OP_INPUT:
 		mrtr_input(c, r);
 		break;
+	case OP_LISTEN:
+		listen_op(c, r);
+		return;
 	}
 	creq_free(r);
 }
@@ -2693,11 +3237,49 @@ mcp_client_set_log_level(mcp_client *c, const char *level)
 	    level));
 }
 
+/*
+ * 2026-07-28 has no resources/subscribe: a subscriptions/listen with the
+ * URIs, opened anew for each change; the call returns once the server
+ * has acknowledged it (or refused it).
+ */
+static int
+listen_change(struct mcp_client *c, const char *uri, int add)
+{
+	struct waiter	 w;
+	struct creq	*op;
+	json_t		*res = c->server_caps;
+
+	if (!json_is_true(json_object_get(json_object_get(res, "resources"),
+	    "subscribe"))) {
+		mcp_log(MCP_LOG_WARN, "client: the server does not declare "
+		    "resources.subscribe; no subscriptions/listen for %.200s",
+		    uri);
+		return MCP_ESERVER;
+	}
+	if (on_loop(c))
+		return MCP_ESTATE;
+	op = op_new(c, OP_LISTEN);
+	if (op == NULL || (op->key = strdup(uri)) == NULL) {
+		creq_free(op);
+		return MCP_ENOMEM;
+	}
+	waiter_init(&w);
+	op->cancel_id = add;
+	op->cb = waiter_cb;
+	op->udata = &w;
+	submit(c, op);
+	waiter_wait(&w);
+	json_decref(w.result);
+	return w.rc;
+}
+
 int
 mcp_client_subscribe(mcp_client *c, const char *uri)
 {
 	if (uri == NULL)
 		return MCP_EINVAL;
+	if (c != NULL && c->modern && c->state == CS_READY)
+		return listen_change(c, uri, 1);
 	return simple(c, "resources/subscribe", json_pack("{s:s}", "uri",
 	    uri));
 }
@@ -2707,6 +3289,8 @@ mcp_client_unsubscribe(mcp_client *c, const char *uri)
 {
 	if (uri == NULL)
 		return MCP_EINVAL;
+	if (c != NULL && c->modern && c->state == CS_READY)
+		return listen_change(c, uri, 0);
 	return simple(c, "resources/unsubscribe", json_pack("{s:s}", "uri",
 	    uri));
 }
@@ -2778,6 +3362,8 @@ mcp_client_free(mcp_client *c)
 	json_decref(c->caps);
 	json_decref(c->caps_now);
 	json_decref(c->supported);
+	xh_clear(c);
+	json_decref(c->subs);
 	mcp__pending_free(&c->pend);
 	pthread_mutex_destroy(&c->lock);
 	free(c);

@@ -14,7 +14,9 @@
  * 2026-07-28: no session, no GET stream, no resumption, no DELETE;
  * each POST carries MCP-Protocol-Version, Mcp-Method and, for the
  * methods that name something, Mcp-Name (plain, or "=?base64?...?="
- * when the value is not plain visible ASCII). A 4xx's JSON-RPC error
+ * when the value is not plain visible ASCII), and for tools/call the
+ * Mcp-Param-* lines client.c made from the tool's x-mcp-header
+ * annotations. A 4xx's JSON-RPC error
  * is the request's answer; the probe's 4xx without one is a legacy
  * server's (client.c falls back to initialize). Cancelling closes the
  * request's stream.
@@ -962,6 +964,14 @@ modern_headers(struct xfer *x, const char *json, size_t len,
 			return MCP_ENOMEM;
 		x->hdrs = curl_slist_append(x->hdrs, nh);
 		free(nh);
+	}
+	if (r != NULL && r->pheaders != NULL) {
+		size_t	 i;
+		json_t	*l;
+
+		json_array_foreach(r->pheaders, i, l)
+			x->hdrs = curl_slist_append(x->hdrs,
+			    json_string_value(l));
 	}
 	curl_easy_setopt(x->easy, CURLOPT_HTTPHEADER, x->hdrs);
 	return x->hdrs != NULL ? MCP_OK : MCP_ENOMEM;

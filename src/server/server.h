@@ -808,29 +808,6 @@ int	 mcp__mrtr_write(struct mcp_call *c, struct buf *b) MCP_HIDDEN;
 int	 mcp__mrtr_round(const struct mcp_call *c) MCP_HIDDEN;
 void	 mcp__mrtr_free(struct mrtr *m) MCP_HIDDEN;
 
-/* ---- xheader.c: x-mcp-header annotations (2026-07-28) -------------- */
-
-#define MCP_XHEADER_MAX		32	/* annotations in one inputSchema */
-#define MCP_XHEADER_DEPTH	16	/* properties from the root */
-#define MCP_XHEADER_NAME_MAX	64	/* bytes of NAME in Mcp-Param-NAME */
-
-struct xheader;
-
-/* The annotations of SCHEMA (*OUT, *NOUT; NULL and 0 for none), checked
- * against the spec's rules: MCP_OK, or MCP_EINVAL with WHY (which rule,
- * where), or MCP_ENOMEM. */
-int	 mcp__xheader_scan(const json_t *schema, struct xheader **out,
-	    int *nout, char *why, size_t whylen) MCP_HIDDEN;
-void	 mcp__xheader_free(struct xheader *h, int n) MCP_HIDDEN;
-/* The NAME of the I-th header, Mcp-Param-NAME. */
-const char *mcp__xheader_name(const struct xheader *h, int i) MCP_HIDDEN;
-/* The value the I-th header must carry for ARGS (the call's arguments):
- * 1 with *VAL and *LEN (in BUF, or in ARGS), 0 when ARGS has none there
- * (no header then), -1 when it is no string, integer or boolean. */
-int	 mcp__xheader_value(const struct xheader *h, int i,
-	    const json_t *args, char *buf, size_t buflen, const char **val,
-	    size_t *len) MCP_HIDDEN;
-
 /* ---- tasks.c: task-augmented tools/call (2025-11-25) --------------- */
 
 enum task_status {

@@ -37,6 +37,13 @@
 //   stubborn behaves, but ignores SIGTERM and the end of its stdin (only
 //            SIGKILL ends it), and writes "stubborn: <method>" on stderr
 //            for every request
+//   badxh    a 2026-07-28 server: answers server/discover (supportedVersions
+//            ["2026-07-28"], capabilities {tools:{}}) and every result has
+//            resultType complete and _meta serverInfo; tools/list lists q
+//            (x-mcp-header Region on a string: good) and bad-name (a header
+//            name with a space), bad-type (on an object) and bad-dup
+//            (Region twice, whatever the case), which a client must leave
+//            out; other methods -32601
 //   ok       behaves
 //
 // http quirks (initialize gets an Mcp-Session-Id, random hex; a POST of
@@ -76,7 +83,7 @@ import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 
 const VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'];
-const STDIO_QUIRKS = ['junk', 'split', 'huge', 'crlf', 'wrongid', 'silent', 'die', 'request', 'bom', 'bigask', 'mute', 'preinit', 'stubborn', 'ok'];
+const STDIO_QUIRKS = ['junk', 'split', 'huge', 'crlf', 'wrongid', 'silent', 'die', 'request', 'bom', 'bigask', 'mute', 'preinit', 'stubborn', 'badxh', 'ok'];
 const HTTP_QUIRKS = ['ok', 'multidata', 'gone', 'drop', 'legacy', 'foreign', 'silent', 'wrongtype'];
 
 const [mode, quirk] = process.argv.slice(2);
@@ -95,8 +102,31 @@ const error = (id, code, message) => ({ jsonrpc: '2.0', id, error: { code, messa
 const textResult = (id, text) => result(id, { content: [{ type: 'text', text }] });
 const isRequest = (m) => m && typeof m.method === 'string' && m.id !== undefined && m.id !== null;
 
+// badxh: a 2026-07-28 server whose tools/list has bad x-mcp-header annotations.
+const MODERN_META = { 'io.modelcontextprotocol/serverInfo': { name: 'quirk', version: '1' } };
+const xhTool = (name, properties) => ({ name, description: 'x-mcp-header', inputSchema: { type: 'object', properties } });
+function answerBadxh(m) {
+	const done = (id, r) => result(id, { resultType: 'complete', _meta: MODERN_META, ...r });
+	switch (m.method) {
+	case 'server/discover':
+		return done(m.id, { supportedVersions: ['2026-07-28'], capabilities: { tools: {} } });
+	case 'tools/list':
+		return done(m.id, { tools: [
+			xhTool('q', { region: { type: 'string', 'x-mcp-header': 'Region' } }),
+			xhTool('bad-name', { region: { type: 'string', 'x-mcp-header': 'Bad Name' } }),
+			xhTool('bad-type', { o: { type: 'object', 'x-mcp-header': 'O' } }),
+			xhTool('bad-dup', { a: { type: 'string', 'x-mcp-header': 'Region' }, b: { type: 'string', 'x-mcp-header': 'region' } }),
+		] });
+	case 'tools/call':
+		return done(m.id, { content: [{ type: 'text', text: 'ok' }] });
+	default: return error(m.id, -32601, `Method not found: ${m.method}`);
+	}
+}
+
 // The answer to any request but tools/call.
 function answer(m) {
+	if (quirk === 'badxh')
+		return answerBadxh(m);
 	switch (m.method) {
 	case 'initialize': {
 		const v = m.params?.protocolVersion;
@@ -199,7 +229,7 @@ function serveStdio() {
 			if (isRequest(m) && m.method === 'initialize')
 				initialized = true;
 			if (isRequest(m))
-				m.method === 'tools/call' ? toolsCall(m) : send(answer(m));
+				m.method === 'tools/call' && quirk !== 'badxh' ? toolsCall(m) : send(answer(m));
 			else if (m && m.method === undefined && waiting.has(m.id)) {
 				waiting.get(m.id)(m);
 				waiting.delete(m.id);

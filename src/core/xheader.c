@@ -8,7 +8,9 @@
  * integer or boolean property reached from the root through
  * "properties" alone); a tool that breaks one is refused. For a call,
  * it gives the transport the value each header must carry, which the
- * transport compares with what came (-32020 when they differ). Any
+ * transport compares with what came (-32020 when they differ). The
+ * client reads the same rules into a listed tool's headers
+ * (client.c). Any
  * thread: a tool's list is made once, before the tool is shared, and
  * only read after.
  */
@@ -17,7 +19,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "server/server.h"
+#include "core/core.h"
 
 #define XH_KEY		"x-mcp-header"
 #define XH_NAME_MAX	MCP_XHEADER_NAME_MAX
