@@ -267,6 +267,18 @@ ok $? "an id of another session's route, one forged: 400 unknown Last-Event-ID (
 resume "http://127.0.0.1:$port_2/mcp" "$s1" "$r1-1" "$tmp/ok1"
 [ "$code" = 200 ]
 ok $? "session 1's own route is still found (got $code)" "$tmp/ok1"
+# The route's number with leading zeros (at most 40 bytes): the same
+# route, where it is held and where it is replayed (the digits are not
+# copied as they came: they overflowed a 24-byte buffer).
+lz="${r1%%-*}-0000000000000000000${r1#*-}-1"
+resume "http://127.0.0.1:$port_1/mcp" "$s1" "$lz" "$tmp/lz1"
+c1=$code
+resume "http://127.0.0.1:$port_3/mcp" "$s1" "$lz" "$tmp/lz3"
+[ "$c1" = 200 ] && [ "$code" = 200 ] &&
+    tr -d '\r' <"$tmp/lz3" | sed -n 's/^data: //p' | tail -n 1 |
+    grep -q 'slept 1500 ms'
+ok $? "a Last-Event-ID with leading zeros in its route ($lz): the route, held (got $c1) or replayed (got $code)" \
+    "$tmp/lz3"
 # Forged entries: in the stream, and on the session's channel.
 rcli xadd "${prefix}events:$s1" '*' m "m $r1 99 not json" >/dev/null
 rcli xadd "${prefix}events:$s1" '*' m "m $r1 98 {\"a\":1}

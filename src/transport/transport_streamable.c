@@ -2897,8 +2897,11 @@ parse_event_id(const char *s, int tagged, char *rid, unsigned *no,
 	n = strtoul(p, &end, 10);
 	if (errno != 0 || end == p || *end != '-' || n > 0xffffffffUL)
 		return -1;
-	memcpy(rid, s, (size_t)(end - s));
-	rid[end - s] = '\0';
+	/* The route's number as route_new writes it: a copy of the digits
+	 * given would overflow RID (leading zeros) and miss the route. */
+	i = tagged ? 9 : 0;
+	memcpy(rid, s, (size_t)i);
+	rid[i + mcp__fmt_int(rid + i, (long long)n)] = '\0';
 	p = end + 1;
 	if (*p < '0' || *p > '9')
 		return -1;
