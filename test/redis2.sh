@@ -409,6 +409,29 @@ t1=$(date +%s)
 ok $? "notifications/cancelled POSTed to instance 2 stops the sleep running on instance 1 ($c, $((t1 - t0)) s)" \
     "$tmp/srv1.log"
 
+# ---- a lost instance's record a second old --------------------------------
+
+# A lost instance (never up: its tag is made up) whose record names calls
+# 1 and 2 of a route, and whose log answers 1 already (it finished after
+# the last heartbeat): the sweep answers 2 only, never 1 twice.
+ft=feedf00d
+rcli xadd "${prefix}events:$s1" '*' m "s $ft-1 0" >/dev/null
+rcli xadd "${prefix}events:$s1" '*' m "m $ft-1 1 {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}" >/dev/null
+rcli set "${prefix}calls:$ft" "[[\"$s1\",\"$ft-1\",[1,2]]]" ex 60 >/dev/null
+rcli sadd "${prefix}instances" "$ft" >/dev/null
+i=0
+while [ $i -lt 40 ] && [ "$(rcli exists "${prefix}calls:$ft")" = 1 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+rcli xrange "${prefix}events:$s1" - + | grep "^m $ft-1 " >"$tmp/swept"
+grep -c 'was lost' "$tmp/swept" >"$tmp/nlost"
+[ "$(cat "$tmp/nlost")" = 1 ] && grep -q '"id":2,"error"' "$tmp/swept" &&
+    ! grep -q '"id":1,"error"' "$tmp/swept" &&
+    [ "$(rcli xrange "${prefix}events:$s1" - + | grep -c "^e $ft-1 ")" = 1 ]
+ok $? "a lost instance's call its log answers already is not answered again, the other is ($(cat "$tmp/nlost") error answers)" \
+    "$tmp/swept"
+
 # ---- DELETE: nothing left -------------------------------------------------
 
 for s in "$s1" "$s2" "$s3"; do
