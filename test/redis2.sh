@@ -357,6 +357,30 @@ ok $? "its answer POSTed to instance B (202) reaches the call on A, a stray one 
     "$tmp/samp"
 grep -q "a response relayed to ${rid#*-}" "$tmp/srv7.log"
 ok $? "B logged the relay to A's channel" "$tmp/srv7.log"
+# An answer of 300 KB (a client may send up to --max-message, 4 MiB):
+# relayed whole, not dropped as over the 256 KiB of a session record.
+curl -sN --max-time 10 -H "$H1" -H "$H2" -H "Mcp-Session-Id: $s6" \
+    -H "MCP-Protocol-Version: $V" --data-binary \
+    '{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"test_sampling","arguments":{"prompt":"hi"}}}' \
+    "$C6" >"$tmp/samp2" 2>/dev/null &
+spid=$!
+i=0
+while [ $i -lt 50 ] && ! grep -q 'sampling/createMessage' "$tmp/samp2"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+rid2=$(sed -n 's/.*"id":"\(s[0-9]*-[0-9a-f]*\)".*/\1/p' "$tmp/samp2" | head -n 1)
+{
+	printf '{"jsonrpc":"2.0","id":"%s","result":{"role":"assistant","content":{"type":"text","text":"big' "$rid2"
+	head -c 300000 /dev/zero | tr '\0' x
+	printf '"},"model":"m"}}'
+} >"$tmp/big.json"
+post "$C7" "@$tmp/big.json" "$s6"
+c=$code
+wait $spid
+[ "$c" = 202 ] && grep -q 'LLM response: bigxxxx' "$tmp/samp2"
+ok $? "an answer of 300 KB POSTed to instance B reaches the call on A too (got $c)" \
+    "$tmp/srv6.log"
 rcli publish "${prefix}inst:${rid#*-}" "r $s6 {\"jsonrpc\":\"2.0\"" >/dev/null
 rcli publish "${prefix}inst:all" "c $s6 {\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"id\":1}" >/dev/null
 rcli publish "${prefix}inst:all" "c nosession" >/dev/null

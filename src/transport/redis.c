@@ -522,7 +522,9 @@ inst_cb(redisAsyncContext *ac, void *r, void *privdata)
 	    strcmp(kind->str, "message") != 0 ||
 	    msg->type != REDIS_REPLY_STRING)
 		return;
-	if (msg->len > STORE_MAX_VALUE || msg->len < 36 ||
+	/* A response as large as a client may send (--max-message is 4
+	 * MiB by default), not a session record's bound. */
+	if (msg->len > STORE_MAX_EVENT + 35 || msg->len < 36 ||
 	    msg->str[1] != ' ' || msg->str[34] != ' ') {
 		mcp_log(MCP_LOG_WARN, "redis: a relayed message not of ours "
 		    "(%zu bytes): dropped", (size_t)msg->len);
