@@ -433,6 +433,27 @@ t1=$(date +%s)
 ok $? "notifications/cancelled POSTed to instance 2 stops the sleep running on instance 1 ($c, $((t1 - t0)) s)" \
     "$tmp/srv1.log"
 
+# ---- a route longer than a replay ------------------------------------------
+
+# A route of 4200 progress notes and its answer in a session's log (one
+# long call, --event-log's 4096 entries and the few more that XADD's ~
+# keeps): a replay gets its newest 4096, so the answer and the end, not
+# its oldest (then it waited for an end already gone by).
+open_session "http://127.0.0.1:$port_1/mcp"
+s9=$sid
+rcli eval "for i = 1, 4200 do redis.call('XADD', KEYS[1], '*', 'm', 'm ' .. ARGV[1] .. ' ' .. i .. ' {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":' .. i .. '}}') end redis.call('XADD', KEYS[1], '*', 'm', 'm ' .. ARGV[1] .. ' 4201 {\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}') redis.call('XADD', KEYS[1], '*', 'm', 'e ' .. ARGV[1] .. ' 4201') return 1" \
+    1 "${prefix}events:$s9" facefeed-1 >/dev/null
+curl -sN -o "$tmp/long" --max-time 5 -H 'Accept: text/event-stream' \
+    -H "Mcp-Session-Id: $s9" -H "MCP-Protocol-Version: $V" \
+    -H "Last-Event-ID: facefeed-1-4150" "http://127.0.0.1:$port_2/mcp"
+c=$?
+tr -d '\r' <"$tmp/long" | sed -n 's/^data: //p' | tail -n 1 | grep -q '"id":99,"result"' &&
+    [ "$(tr -d '\r' <"$tmp/long" | sed -n 's/^id: //p' | head -n 1)" = facefeed-1-4151 ]
+ok $? "a route of 4201 events resumed at 4150 from Redis's log: 4151 on, its answer, and the stream ends (curl $c)" \
+    "$tmp/long"
+[ "$c" = 0 ]
+ok $? "... at once, not waiting for an end it missed (curl $c)" "$tmp/srv2.log"
+
 # ---- a lost instance's record a second old --------------------------------
 
 # A lost instance (never up: its tag is made up) whose record names calls

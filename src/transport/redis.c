@@ -131,14 +131,17 @@ static const char beat_script[] =
     "return out";
 
 /* The entries of KEYS[1] of route ARGV[1] (at their offset 2), oldest
- * first, at most ARGV[2]. */
+ * first, the last ARGV[2] of them: a route's end is in its newest (the
+ * stream, trimmed with ~, may hold a few more than that). */
 static const char range_script[] =
-    "local out = {} "
-    "for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do "
+    "local rev = {} "
+    "for _, e in ipairs(redis.call('XREVRANGE', KEYS[1], '+', '-')) do "
     "local v = e[2][2] "
     "if v ~= nil and string.sub(v, 3, 2 + #ARGV[1]) == ARGV[1] then "
-    "out[#out + 1] = v "
-    "if #out >= tonumber(ARGV[2]) then break end end end "
+    "rev[#rev + 1] = v "
+    "if #rev >= tonumber(ARGV[2]) then break end end end "
+    "local out = {} "
+    "for i = #rev, 1, -1 do out[#out + 1] = rev[i] end "
     "return out";
 
 struct store;
