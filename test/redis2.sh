@@ -441,7 +441,7 @@ ok $? "notifications/cancelled POSTed to instance 2 stops the sleep running on i
 # its oldest (then it waited for an end already gone by).
 open_session "http://127.0.0.1:$port_1/mcp"
 s9=$sid
-rcli eval "for i = 1, 4200 do redis.call('XADD', KEYS[1], '*', 'm', 'm ' .. ARGV[1] .. ' ' .. i .. ' {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":' .. i .. '}}') end redis.call('XADD', KEYS[1], '*', 'm', 'm ' .. ARGV[1] .. ' 4201 {\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}') redis.call('XADD', KEYS[1], '*', 'm', 'e ' .. ARGV[1] .. ' 4201') return 1" \
+rcli eval "for i = 1, 4200 do redis.call('XADD', KEYS[1], '*', 'm', 'm ' .. ARGV[1] .. ' ' .. i .. ' {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":' .. i .. '}}') end redis.call('XADD', KEYS[1], '*', 'm', 'm ' .. ARGV[1] .. ' 4201 {\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}') redis.call('XADD', KEYS[1], '*', 'm', 'e ' .. ARGV[1] .. ' 4201') redis.call('EXPIRE', KEYS[1], 60) return 1" \
     1 "${prefix}events:$s9" facefeed-1 >/dev/null
 curl -sN -o "$tmp/long" --max-time 5 -H 'Accept: text/event-stream' \
     -H "Mcp-Session-Id: $s9" -H "MCP-Protocol-Version: $V" \
