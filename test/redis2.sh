@@ -17,6 +17,10 @@
 #     through B reaches the call; a notifications/cancelled POSTed to
 #     mcp-demo 2 stops a call on mcp-demo 1; forged relayed messages are
 #     dropped with a log line;
+#   - a Last-Event-ID whose route has leading zeros names that route; a
+#     300 KB answer to a sampling request is relayed whole; a route of
+#     4201 entries replays its newest (its answer and end); a lost
+#     instance's call its log answers already is not answered again;
 #   - DELETE: no key of the session is left (SCAN);
 #   - kill -9 of an instance running a streamed call: another instance
 #     (one: a lock) writes an error answer into the call's event log, so
