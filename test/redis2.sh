@@ -17,6 +17,10 @@
 #     through B reaches the call; a notifications/cancelled POSTed to
 #     mcp-demo 2 stops a call on mcp-demo 1; forged relayed messages are
 #     dropped with a log line;
+#   - a Last-Event-ID whose route has leading zeros names that route; a
+#     300 KB answer to a sampling request is relayed whole; a route of
+#     4201 entries replays its newest (its answer and end); a lost
+#     instance's call its log answers already is not answered again;
 #   - DELETE: no key of the session is left (SCAN);
 #   - kill -9 of an instance running a streamed call: another instance
 #     (one: a lock) writes an error answer into the call's event log, so
@@ -267,6 +271,18 @@ ok $? "an id of another session's route, one forged: 400 unknown Last-Event-ID (
 resume "http://127.0.0.1:$port_2/mcp" "$s1" "$r1-1" "$tmp/ok1"
 [ "$code" = 200 ]
 ok $? "session 1's own route is still found (got $code)" "$tmp/ok1"
+# The route's number with leading zeros (at most 40 bytes): the same
+# route, where it is held and where it is replayed (the digits are not
+# copied as they came: they overflowed a 24-byte buffer).
+lz="${r1%%-*}-0000000000000000000${r1#*-}-1"
+resume "http://127.0.0.1:$port_1/mcp" "$s1" "$lz" "$tmp/lz1"
+c1=$code
+resume "http://127.0.0.1:$port_3/mcp" "$s1" "$lz" "$tmp/lz3"
+[ "$c1" = 200 ] && [ "$code" = 200 ] &&
+    tr -d '\r' <"$tmp/lz3" | sed -n 's/^data: //p' | tail -n 1 |
+    grep -q 'slept 1500 ms'
+ok $? "a Last-Event-ID with leading zeros in its route ($lz): the route, held (got $c1) or replayed (got $code)" \
+    "$tmp/lz3"
 # Forged entries: in the stream, and on the session's channel.
 rcli xadd "${prefix}events:$s1" '*' m "m $r1 99 not json" >/dev/null
 rcli xadd "${prefix}events:$s1" '*' m "m $r1 98 {\"a\":1}
@@ -345,6 +361,30 @@ ok $? "its answer POSTed to instance B (202) reaches the call on A, a stray one 
     "$tmp/samp"
 grep -q "a response relayed to ${rid#*-}" "$tmp/srv7.log"
 ok $? "B logged the relay to A's channel" "$tmp/srv7.log"
+# An answer of 300 KB (a client may send up to --max-message, 4 MiB):
+# relayed whole, not dropped as over the 256 KiB of a session record.
+curl -sN --max-time 10 -H "$H1" -H "$H2" -H "Mcp-Session-Id: $s6" \
+    -H "MCP-Protocol-Version: $V" --data-binary \
+    '{"jsonrpc":"2.0","id":31,"method":"tools/call","params":{"name":"test_sampling","arguments":{"prompt":"hi"}}}' \
+    "$C6" >"$tmp/samp2" 2>/dev/null &
+spid=$!
+i=0
+while [ $i -lt 50 ] && ! grep -q 'sampling/createMessage' "$tmp/samp2"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+rid2=$(sed -n 's/.*"id":"\(s[0-9]*-[0-9a-f]*\)".*/\1/p' "$tmp/samp2" | head -n 1)
+{
+	printf '{"jsonrpc":"2.0","id":"%s","result":{"role":"assistant","content":{"type":"text","text":"big' "$rid2"
+	head -c 300000 /dev/zero | tr '\0' x
+	printf '"},"model":"m"}}'
+} >"$tmp/big.json"
+post "$C7" "@$tmp/big.json" "$s6"
+c=$code
+wait $spid
+[ "$c" = 202 ] && grep -q 'LLM response: bigxxxx' "$tmp/samp2"
+ok $? "an answer of 300 KB POSTed to instance B reaches the call on A too (got $c)" \
+    "$tmp/srv6.log"
 rcli publish "${prefix}inst:${rid#*-}" "r $s6 {\"jsonrpc\":\"2.0\"" >/dev/null
 rcli publish "${prefix}inst:all" "c $s6 {\"jsonrpc\":\"2.0\",\"method\":\"tools/call\",\"id\":1}" >/dev/null
 rcli publish "${prefix}inst:all" "c nosession" >/dev/null
@@ -396,6 +436,50 @@ t1=$(date +%s)
     grep -q 'cancelled by the client (through another instance)' "$tmp/srv1.log"
 ok $? "notifications/cancelled POSTed to instance 2 stops the sleep running on instance 1 ($c, $((t1 - t0)) s)" \
     "$tmp/srv1.log"
+
+# ---- a route longer than a replay ------------------------------------------
+
+# A route of 4200 progress notes and its answer in a session's log (one
+# long call, --event-log's 4096 entries and the few more that XADD's ~
+# keeps): a replay gets its newest 4096, so the answer and the end, not
+# its oldest (then it waited for an end already gone by).
+open_session "http://127.0.0.1:$port_1/mcp"
+s9=$sid
+rcli eval "for i = 1, 4200 do redis.call('XADD', KEYS[1], '*', 'm', 'm ' .. ARGV[1] .. ' ' .. i .. ' {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{\"progressToken\":\"t\",\"progress\":' .. i .. '}}') end redis.call('XADD', KEYS[1], '*', 'm', 'm ' .. ARGV[1] .. ' 4201 {\"jsonrpc\":\"2.0\",\"id\":99,\"result\":{}}') redis.call('XADD', KEYS[1], '*', 'm', 'e ' .. ARGV[1] .. ' 4201') redis.call('EXPIRE', KEYS[1], 60) return 1" \
+    1 "${prefix}events:$s9" facefeed-1 >/dev/null
+curl -sN -o "$tmp/long" --max-time 5 -H 'Accept: text/event-stream' \
+    -H "Mcp-Session-Id: $s9" -H "MCP-Protocol-Version: $V" \
+    -H "Last-Event-ID: facefeed-1-4150" "http://127.0.0.1:$port_2/mcp"
+c=$?
+tr -d '\r' <"$tmp/long" | sed -n 's/^data: //p' | tail -n 1 | grep -q '"id":99,"result"' &&
+    [ "$(tr -d '\r' <"$tmp/long" | sed -n 's/^id: //p' | head -n 1)" = facefeed-1-4151 ]
+ok $? "a route of 4201 events resumed at 4150 from Redis's log: 4151 on, its answer, and the stream ends (curl $c)" \
+    "$tmp/long"
+[ "$c" = 0 ]
+ok $? "... at once, not waiting for an end it missed (curl $c)" "$tmp/srv2.log"
+
+# ---- a lost instance's record a second old --------------------------------
+
+# A lost instance (never up: its tag is made up) whose record names calls
+# 1 and 2 of a route, and whose log answers 1 already (it finished after
+# the last heartbeat): the sweep answers 2 only, never 1 twice.
+ft=feedf00d
+rcli xadd "${prefix}events:$s1" '*' m "s $ft-1 0" >/dev/null
+rcli xadd "${prefix}events:$s1" '*' m "m $ft-1 1 {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"content\":[]}}" >/dev/null
+rcli set "${prefix}calls:$ft" "[[\"$s1\",\"$ft-1\",[1,2]]]" ex 60 >/dev/null
+rcli sadd "${prefix}instances" "$ft" >/dev/null
+i=0
+while [ $i -lt 40 ] && [ "$(rcli exists "${prefix}calls:$ft")" = 1 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+rcli xrange "${prefix}events:$s1" - + | grep "^m $ft-1 " >"$tmp/swept"
+grep -c 'was lost' "$tmp/swept" >"$tmp/nlost"
+[ "$(cat "$tmp/nlost")" = 1 ] && grep -q '"id":2,"error"' "$tmp/swept" &&
+    ! grep -q '"id":1,"error"' "$tmp/swept" &&
+    [ "$(rcli xrange "${prefix}events:$s1" - + | grep -c "^e $ft-1 ")" = 1 ]
+ok $? "a lost instance's call its log answers already is not answered again, the other is ($(cat "$tmp/nlost") error answers)" \
+    "$tmp/swept"
 
 # ---- DELETE: nothing left -------------------------------------------------
 

@@ -259,13 +259,13 @@ mcp__clientreq_answer(struct session *s, struct rpc_fields *f)
 		n = n * 10 + (*p - '0');
 	if (id[1] == '0' || p == id + 1)
 		goto unknown;
-	if (*p == '-' && s->inst != NULL && strlen(p + 1) == 8 &&
+	if (*p == '-' && s->inst[0] != '\0' && strlen(p + 1) == 8 &&
 	    strspn(p + 1, "0123456789abcdef") == 8 &&
 	    strcmp(p + 1, s->inst) != 0) {
 		relay_answer(s, f, p + 1);	/* another instance's */
 		return;
 	}
-	if (*p == '-' && s->inst != NULL && strcmp(p + 1, s->inst) == 0)
+	if (*p == '-' && s->inst[0] != '\0' && strcmp(p + 1, s->inst) == 0)
 		p += 9;
 	if (*p != '\0')
 		goto unknown;
@@ -339,7 +339,7 @@ request(mcp_call *call, const char *method, json_t *params, int timeout_ms,
 	r->pe.id = atomic_fetch_add(&next_id, 1);
 	/* --redis: "s<n>-<instance>", so that another instance given the
 	 * answer knows whose it is. */
-	if (call->sess->inst != NULL)
+	if (call->sess->inst[0] != '\0')
 		snprintf(r->id, sizeof(r->id), "s%lld-%.8s", r->pe.id,
 		    call->sess->inst);
 	else

@@ -1432,7 +1432,7 @@ do_cancelled(struct session *s, json_t *params)
 	if (mcp__rpc_id_key(rid, key, sizeof(key)) != MCP_OK)
 		return;		/* malformed: ignored, never answered */
 	c = mcp__session_find(s, key, mcp__hash(key));
-	if (c == NULL && s->inst != NULL && !s->from_peer &&
+	if (c == NULL && s->inst[0] != '\0' && !s->from_peer &&
 	    s->ops->relay != NULL) {
 		/* --redis: maybe running on another instance. */
 		json_t	*m = json_pack("{s:s, s:s, s:O}", "jsonrpc", "2.0",

@@ -651,10 +651,12 @@ struct session {
 	int				 shared;	/* other instances serve it too
 							   (--redis): no tasks */
 	int				 nlistens;	/* subscriptions/listen open */
-	const char			*inst;		/* ... this instance's tag
-							   (8 hex digits, set once
-							   by the transport): in
-							   our request ids */
+	char				 inst[9];	/* ... this instance's tag
+							   (8 hex digits, copied
+							   once by the transport:
+							   the store may go first,
+							   at exit), in our request
+							   ids; "": none */
 	int				 from_peer;	/* handling a message
 							   another instance relayed:
 							   not relayed again */

@@ -70,7 +70,8 @@ static const char push_script[] =
  * <prefix>instances; once it runs none (ARGV[3] "[]") after some
  * (ARGV[7] 1), none of them. Then, for each other instance whose heartbeat is
  * gone, the one instance taking <prefix>lock:<tag> (SET NX) writes an
- * error answer for each of its calls into the session's event log, and
+ * error answer for each of its calls into the session's event log (but
+ * those its log answers already: the record is up to a second old), and
  * the route's end, and publishes them, so that a client resuming gets
  * an answer, not silence. ARGV: prefix, tag, calls, BEAT_TTL, MAXLEN,
  * the events' TTL, was on. Answers "<tag> <calls>" for each instance
@@ -98,21 +99,27 @@ static const char beat_script[] =
     "if type(e) == 'table' and type(e[1]) == 'string' and "
     "type(e[2]) == 'string' and type(e[3]) == 'table' then "
     "local key, chan = p .. 'events:' .. e[1], p .. 'ev:' .. e[1] "
-    "local pre, last, ended = e[2] .. ' ', 0, false "
+    "local pre, last, ended, done = e[2] .. ' ', 0, false, {} "
     "for _, x in ipairs(redis.call('XRANGE', key, '-', '+')) do "
     "local v = x[2][2] "
     "if v ~= nil and string.sub(v, 3, 2 + #pre) == pre then "
     "if string.sub(v, 1, 1) == 'e' then ended = true end "
     "local s = tonumber(string.match(string.sub(v, 3 + #pre), '^%d+')) "
-    "if s ~= nil and s > last then last = s end end end "
+    "if s ~= nil and s > last then last = s end "
+    "if string.sub(v, 1, 1) == 'm' then "
+    "local okj, o = pcall(cjson.decode, string.match(string.sub(v, "
+    "3 + #pre), '^%d+ (.*)$') or '') "
+    "if okj and type(o) == 'table' and o.method == nil and "
+    "o.id ~= nil then done[cjson.encode(o.id)] = true end end end end "
     "if not ended and redis.call('EXISTS', key) == 1 then "
     "local ms = {} "
     "for _, id in ipairs(e[3]) do "
+    "if not done[cjson.encode(id)] then "
     "last = last + 1 n = n + 1 "
     "ms[#ms + 1] = 'm ' .. e[2] .. ' ' .. last .. "
     "' {\"jsonrpc\":\"2.0\",\"id\":' .. cjson.encode(id) .. "
     "',\"error\":{\"code\":-32603,\"message\":\"the server instance "
-    "running this call was lost\"}}' end "
+    "running this call was lost\"}}' end end "
     "ms[#ms + 1] = 'e ' .. e[2] .. ' ' .. last "
     "for _, m in ipairs(ms) do "
     "redis.call('XADD', key, 'MAXLEN', '~', ARGV[5], '*', 'm', m) "
@@ -124,14 +131,17 @@ static const char beat_script[] =
     "return out";
 
 /* The entries of KEYS[1] of route ARGV[1] (at their offset 2), oldest
- * first, at most ARGV[2]. */
+ * first, the last ARGV[2] of them: a route's end is in its newest (the
+ * stream, trimmed with ~, may hold a few more than that). */
 static const char range_script[] =
-    "local out = {} "
-    "for _, e in ipairs(redis.call('XRANGE', KEYS[1], '-', '+')) do "
+    "local rev = {} "
+    "for _, e in ipairs(redis.call('XREVRANGE', KEYS[1], '+', '-')) do "
     "local v = e[2][2] "
     "if v ~= nil and string.sub(v, 3, 2 + #ARGV[1]) == ARGV[1] then "
-    "out[#out + 1] = v "
-    "if #out >= tonumber(ARGV[2]) then break end end end "
+    "rev[#rev + 1] = v "
+    "if #rev >= tonumber(ARGV[2]) then break end end end "
+    "local out = {} "
+    "for i = #rev, 1, -1 do out[#out + 1] = rev[i] end "
     "return out";
 
 struct store;
@@ -515,7 +525,9 @@ inst_cb(redisAsyncContext *ac, void *r, void *privdata)
 	    strcmp(kind->str, "message") != 0 ||
 	    msg->type != REDIS_REPLY_STRING)
 		return;
-	if (msg->len > STORE_MAX_VALUE || msg->len < 36 ||
+	/* A response as large as a client may send (--max-message is 4
+	 * MiB by default), not a session record's bound. */
+	if (msg->len > STORE_MAX_EVENT + 35 || msg->len < 36 ||
 	    msg->str[1] != ' ' || msg->str[34] != ' ') {
 		mcp_log(MCP_LOG_WARN, "redis: a relayed message not of ours "
 		    "(%zu bytes): dropped", (size_t)msg->len);

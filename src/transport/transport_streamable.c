@@ -773,7 +773,8 @@ ssess_adopt(struct http *h, const char *sid, const char *val, size_t len)
 	ss->hash = mcp__hash(ss->id);
 	ss->seen = ev_now(h->srv->loop);
 	ss->adopted = 1;
-	ss->sess->inst = mcp__store_tag(h->conf->store);
+	snprintf(ss->sess->inst, sizeof(ss->sess->inst), "%s",
+	    mcp__store_tag(h->conf->store));
 	/* Renewed at once, by this instance: its own record. */
 	ss->stored_at = 1;
 	ss->rec_level = -1;
@@ -2067,7 +2068,8 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		 * only (tasks) is not offered. */
 		ss->sess->shared = h->conf->store != NULL;
 		if (h->conf->store != NULL)
-			ss->sess->inst = mcp__store_tag(h->conf->store);
+			snprintf(ss->sess->inst, sizeof(ss->sess->inst),
+			    "%s", mcp__store_tag(h->conf->store));
 		fresh = 1;
 	} else {
 		ss = session_of(h, conn, rq->sid, rq->version, rq->origin,
@@ -2584,7 +2586,7 @@ mcp__streamable_event(void *arg, int what, const char *sid,
 	if (what == SEV_RELAY) {
 		/* "K SID JSON": a response to one of our requests, or a
 		 * cancel, that the client gave another instance. */
-		if (ss->sess->inst == NULL || len < 37 ||
+		if (ss->sess->inst[0] == '\0' || len < 37 ||
 		    mcp__protocol_relayed(ss->sess, val[0], val + 35,
 		    len - 35) != MCP_OK)
 			mcp_log(MCP_LOG_WARN, "mcp: session %.8s: a relayed "
@@ -2908,8 +2910,11 @@ parse_event_id(const char *s, int tagged, char *rid, unsigned *no,
 	n = strtoul(p, &end, 10);
 	if (errno != 0 || end == p || *end != '-' || n > 0xffffffffUL)
 		return -1;
-	memcpy(rid, s, (size_t)(end - s));
-	rid[end - s] = '\0';
+	/* The route's number as route_new writes it: a copy of the digits
+	 * given would overflow RID (leading zeros) and miss the route. */
+	i = tagged ? 9 : 0;
+	memcpy(rid, s, (size_t)i);
+	rid[i + mcp__fmt_int(rid + i, (long long)n)] = '\0';
 	p = end + 1;
 	if (*p < '0' || *p > '9')
 		return -1;
