@@ -1507,7 +1507,7 @@ notification(struct session *s, struct rpc_fields *f,
 		 * holding a copy, may hold requests of its calls to the
 		 * client until it hears this; it came here.
 		 */
-		if (s->inst != NULL && !s->from_peer && s->ops->relay != NULL)
+		if (s->inst[0] != '\0' && !s->from_peer && s->ops->relay != NULL)
 			s->ops->relay(s, RELAY_READY, NULL, "{\"jsonrpc\":"
 			    "\"2.0\",\"method\":\"notifications/initialized\"}",
 			    54);
