@@ -1036,6 +1036,20 @@ do_era_tasks(struct session *s, struct rpc_fields *f, const char *method)
 	const char	*id;
 	char		 msg[200];
 
+	/* The extension's methods, to a request that did not declare it:
+	 * -32021 naming it, as for a tool that must be a task (the
+	 * conformance suite's sep-2663-tasks-methods-non-declaring). */
+	if (!s->era->tasks) {
+		snprintf(msg, sizeof(msg), "Missing required client "
+		    "capability: %s is of the extension "
+		    "io.modelcontextprotocol/tasks", method);
+		v = json_pack("{s:{s:{s:{}}}}", "requiredCapabilities",
+		    "extensions", "io.modelcontextprotocol/tasks");
+		reply_error_data(s, NULL, f->id, MCP_RPC_MISSING_CAPABILITY,
+		    msg, v);
+		json_decref(v);
+		return;
+	}
 	id = mcp__json_cstr(json_object_get(params, "taskId"));
 	if (id == NULL) {
 		snprintf(msg, sizeof(msg), "%s: taskId must be a string",
