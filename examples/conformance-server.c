@@ -16,7 +16,11 @@
  * prompt lists (for subscriptions/listen), and a tool whose arguments
  * are mirrored in Mcp-Param-* headers (x-mcp-header). Legacy clients
  * may call them too: there the requests to the client are the usual
- * ones, on the session's stream.
+ * ones, on the session's stream. With CONFORMANCE_TASKS set in the
+ * environment the server also has the Tasks extension scenarios' tools
+ * (greet, slow_compute and the rest), which may or must run as tasks;
+ * without it no tool is task-capable, so that legacy clients see no
+ * "tasks" capability.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +83,12 @@ static const char custom_headers_schema[] =
     "\"x-mcp-header\":\"Priority\"},"
     "\"verbose\":{\"type\":\"boolean\",\"description\":\"Verbose output\","
     "\"x-mcp-header\":\"Verbose\"}}}";
+
+static const char name_schema[] =
+    "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}";
+static const char seconds_schema[] =
+    "{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":"
+    "\"integer\",\"minimum\":0,\"maximum\":60}}}";
 
 static const char sep1034_schema[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -616,6 +626,116 @@ custom_headers(mcp_call *call)
 	free(args);
 }
 
+/* ---- tools of the 2026-07-28 scenarios: the Tasks extension -------- */
+
+/*
+ * A tool flagged MCP_TOOL_TASK_OPTIONAL or _REQUIRED may run as a task
+ * (io.modelcontextprotocol/tasks; a 2025-11-25 client's tasks too): the
+ * library answers the call with the task, runs the callback, and keeps
+ * its result for tasks/get. The callback is written as for any call.
+ */
+
+static void
+greet(mcp_call *call)
+{
+	const char	*name = "world";
+
+	if (json_object_get(mcp_call_args(call), "name") != NULL &&
+	    mcp_args_unpack(call, "{s:s}", "name", &name) != MCP_OK)
+		return;
+	mcp_result_textf(call, "Hello, %s!", name);
+}
+
+/* Sleeps SECONDS (0 to 60) in steps of 10 ms, stopping when cancelled. */
+static void
+slow_compute(mcp_call *call)
+{
+	json_int_t	 secs = 0, i;
+
+	if (json_object_get(mcp_call_args(call), "seconds") != NULL &&
+	    mcp_args_unpack(call, "{s:I}", "seconds", &secs) != MCP_OK)
+		return;
+	if (secs < 0 || secs > 60) {
+		mcp_result_error(call, "seconds must be 0 to 60");
+		return;
+	}
+	for (i = 0; i < secs * 100 && !mcp_call_cancelled(call); i++)
+		pause_ms(10);
+	mcp_result_textf(call, "Computed in %" JSON_INTEGER_FORMAT
+	    " seconds", secs);
+}
+
+/* A tool error (isError): the task completes, with that result. */
+static void
+failing_job(mcp_call *call)
+{
+	pause_ms(1000);
+	mcp_result_error(call, "failing_job failed, as it always does");
+}
+
+/* A JSON-RPC error instead of a result: the task fails. */
+static void
+protocol_error_job(mcp_call *call)
+{
+	mcp_result_rpc_error(call, MCP_RPC_INTERNAL_ERROR, "protocol_error_job "
+	    "broke, as it always does");
+}
+
+static void
+confirm_delete(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	rc = mcp_call_elicit(call, json_pack("{s:s, s:s, s:{s:s, s:{s:{s:s}}}}",
+	    "mode", "form", "message", "Delete it?", "requestedSchema", "type",
+	    "object", "properties", "confirm", "type", "boolean"), 0, &res);
+	if (rc == MCP_OK)
+		mcp_result_textf(call, "Delete: action=%s",
+		    json_string_value(json_object_get(res, "action")) != NULL ?
+		    json_string_value(json_object_get(res, "action")) : "");
+	else if (rc != MCP_EINPUT)
+		request_failed(call, "elicitation", rc, res);
+	json_decref(res);
+}
+
+/* Two elicitations at once, so that two requests are pending. */
+static void
+multi_input(mcp_call *call)
+{
+	json_t	*a = NULL, *b = NULL;
+	int	 arc, brc;
+
+	arc = mcp_call_elicit(call, ask_form("First name?", "name"), 0, &a);
+	brc = mcp_call_elicit(call, ask_form("Second name?", "name"), 0, &b);
+	if (arc == MCP_OK && brc == MCP_OK)
+		mcp_result_textf(call, "Got %s and %s", field_of(a, "name"),
+		    field_of(b, "name"));
+	else if (arc != MCP_EINPUT && brc != MCP_EINPUT)
+		request_failed(call, "elicitation", arc != MCP_OK ? arc : brc,
+		    arc != MCP_OK ? a : b);
+	json_decref(a);
+	json_decref(b);
+}
+
+/* Asks the user's name (user_name), then answers as a task. */
+static void
+tool_with_task(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	mcp_call_input_key(call, "user_name");
+	rc = mcp_call_elicit(call, ask_form("What is your name?", "name"), 0,
+	    &res);
+	if (rc == MCP_OK)
+		mcp_result_textf(call, "Hello from the task, %s!",
+		    field_of(res, "name"));
+	else if (rc != MCP_EINPUT)
+		request_failed(call, "elicitation", rc, res);
+	json_decref(res);
+}
+
 /* ---- resources -------------------------------------------------------- */
 
 static void
@@ -822,6 +942,28 @@ static const struct tool tools26[] = {
 	{ "test_custom_headers", "Arguments mirrored in Mcp-Param-* headers", custom_headers_schema, custom_headers },
 };
 
+/* The Tasks extension scenarios' tools, with their task support. */
+static const struct task_tool {
+	const char	*name, *description, *schema;
+	void		(*fn)(mcp_call *);
+	unsigned	 flags;
+} task_tools[] = {
+	{ "greet", "Greets NAME (never a task)", name_schema, greet, 0 },
+	{ "slow_compute", "Sleeps SECONDS, then answers (may be a task)",
+	    seconds_schema, slow_compute, MCP_TOOL_TASK_OPTIONAL },
+	{ "failing_job", "A tool error after a second (must be a task)",
+	    empty_schema, failing_job, MCP_TOOL_TASK_REQUIRED },
+	{ "protocol_error_job", "A JSON-RPC error (may be a task)",
+	    empty_schema, protocol_error_job, MCP_TOOL_TASK_OPTIONAL },
+	{ "confirm_delete", "Asks a confirmation (may be a task)",
+	    empty_schema, confirm_delete, MCP_TOOL_TASK_OPTIONAL },
+	{ "multi_input", "Asks two questions at once (may be a task)",
+	    empty_schema, multi_input, MCP_TOOL_TASK_OPTIONAL },
+	{ "test_tool_with_task", "Asks the user's name, then runs as a task "
+	    "(must be a task)", empty_schema, tool_with_task,
+	    MCP_TOOL_TASK_REQUIRED },
+};
+
 static int
 setup(mcp_server *srv)
 {
@@ -837,6 +979,15 @@ setup(mcp_server *srv)
 		rc = mcp_tool_register(srv, tools26[i].name,
 		    tools26[i].description, tools26[i].schema, tools26[i].fn,
 		    srv, NULL);
+	for (i = 0; rc == MCP_OK && getenv("CONFORMANCE_TASKS") != NULL &&
+	    i < sizeof(task_tools) / sizeof(task_tools[0]); i++) {
+		rc = mcp_tool_register(srv, task_tools[i].name,
+		    task_tools[i].description, task_tools[i].schema,
+		    task_tools[i].fn, NULL, NULL);
+		if (rc == MCP_OK)
+			rc = mcp_tool_set_flags(srv, task_tools[i].name,
+			    task_tools[i].flags);
+	}
 	if (rc == MCP_OK)
 		rc = mcp_resource_register(srv, "test://static-text",
 		    "static-text", "A static text resource for testing",
