@@ -279,6 +279,27 @@ async function main() {
 	is(await call(c, 'json_schema_2020_12_tool', { name: 'x' }), { content: [{ type: 'text',
 	    text: 'JSON Schema 2020-12 tool called with: {"name":"x"}' }] }, 'json_schema_2020_12_tool');
 
+	// The 2026-07-28 scenarios' tools, called by a legacy client: the
+	// requests to the client are the usual ones, on the session.
+	is(await call(c, 'test_input_required_result_multi_round', {}), { content: [{ type: 'text',
+	    text: ' likes ' }] }, 'test_input_required_result_multi_round, legacy: two elicitations, then the result');
+	is(elicited.slice(3).map(e => e.message), ['What is your name?', 'Your favourite colour?'],
+	    'test_input_required_result_multi_round, legacy: elicitation/create twice, in order');
+	is(await call(c, 'test_input_required_result_capabilities', {}), { content: [{ type: 'text',
+	    text: 'LLM response: This is a test response from the client' }] },
+	    'test_input_required_result_capabilities, legacy: sampling/createMessage, then the result');
+	r = await settle(c.client.listTools());
+	const before = (r.value?.tools ?? []).some(t => t.name === 'test_dynamic_tool');
+	is(await call(c, 'test_trigger_tool_change', {}), { content: [{ type: 'text', text: 'The tool list changed' }] },
+	    'test_trigger_tool_change');
+	r = await settle(c.client.listTools());
+	ok(!before && (r.value?.tools ?? []).some(t => t.name === 'test_dynamic_tool'),
+	    'test_trigger_tool_change: test_dynamic_tool was added', r.value?.tools?.map(t => t.name));
+	await call(c, 'test_trigger_tool_change', {});
+	r = await settle(c.client.listTools());
+	ok(!(r.value?.tools ?? []).some(t => t.name === 'test_dynamic_tool'),
+	    'test_trigger_tool_change again: test_dynamic_tool was removed', r.value?.tools?.map(t => t.name));
+
 	r = await settle(c.client.callTool({ name: 'no_such_tool', arguments: {} }));
 	is(r.error?.code, -32602, 'unknown tool: JSON-RPC error -32602', r.error ?? r.value);
 
