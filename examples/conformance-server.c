@@ -4,7 +4,23 @@
  * json_schema_2020_12_tool, the test:// resources and template, and the
  * test_* prompts with completion of arg1. Uses the public API only and
  * mcp_server_main for the standard command line. Built by the Makefile
- * as build/conformance-server; exercised by test/conformance-fixtures.sh.
+ * as build/conformance-server; exercised by test/conformance-fixtures.sh
+ * and test/conformance.sh (the suite's legacy scenarios).
+ *
+ * The suite's 2026-07-28 scenarios (test/conformance26.sh) want more,
+ * grouped below after the legacy tools: the test_input_required_result_*
+ * tools and prompt, whose callbacks ask the client as any callback does
+ * (mcp_call_elicit and its kin; in 2026-07-28 the library turns that
+ * into an input_required result and the retry), the diagnostic tools
+ * of its server-stateless scenario, two tools that change the tool and
+ * prompt lists (for subscriptions/listen), and a tool whose arguments
+ * are mirrored in Mcp-Param-* headers (x-mcp-header). Legacy clients
+ * may call them too: there the requests to the client are the usual
+ * ones, on the session's stream. With CONFORMANCE_TASKS set in the
+ * environment the server also has the Tasks extension scenarios' tools
+ * (greet, slow_compute and the rest), which may or must run as tasks;
+ * without it no tool is task-capable, so that legacy clients see no
+ * "tasks" capability.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,13 +56,39 @@ static const char elicitation_schema[] =
     "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\","
     "\"description\":\"The message to show the user\"}},"
     "\"required\":[\"message\"]}";
+/* Keywords of every kind a 2020-12 schema has, for the suite to see kept:
+ * $schema, $defs with an $anchor, $ref, allOf with a nested anyOf,
+ * if/then/else; what they say holds for any arguments. */
 static const char schema_2020_12[] =
     "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\","
-    "\"type\":\"object\",\"$defs\":{\"address\":{\"type\":\"object\","
+    "\"type\":\"object\",\"$defs\":{\"address\":{\"$anchor\":\"address\","
+    "\"type\":\"object\","
     "\"properties\":{\"street\":{\"type\":\"string\"},\"city\":"
     "{\"type\":\"string\"}}}},\"properties\":{\"name\":{\"type\":"
     "\"string\"},\"address\":{\"$ref\":\"#/$defs/address\"}},"
+    "\"allOf\":[{\"anyOf\":[{\"required\":[\"name\"]},"
+    "{\"not\":{\"required\":[\"name\"]}}]}],"
+    "\"if\":{\"required\":[\"name\"]},"
+    "\"then\":{\"properties\":{\"name\":{\"type\":\"string\"}}},"
+    "\"else\":{\"properties\":{\"address\":{\"type\":\"object\"}}},"
     "\"additionalProperties\":false}";
+
+/* x-mcp-header: a client mirrors each annotated argument in an
+ * Mcp-Param-NAME header (a string, an integer and a boolean here). */
+static const char custom_headers_schema[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"region\":{\"type\":\"string\",\"description\":\"A region\","
+    "\"x-mcp-header\":\"Region\"},"
+    "\"priority\":{\"type\":\"integer\",\"description\":\"A priority\","
+    "\"x-mcp-header\":\"Priority\"},"
+    "\"verbose\":{\"type\":\"boolean\",\"description\":\"Verbose output\","
+    "\"x-mcp-header\":\"Verbose\"}}}";
+
+static const char name_schema[] =
+    "{\"type\":\"object\",\"properties\":{\"name\":{\"type\":\"string\"}}}";
+static const char seconds_schema[] =
+    "{\"type\":\"object\",\"properties\":{\"seconds\":{\"type\":"
+    "\"integer\",\"minimum\":0,\"maximum\":60}}}";
 
 static const char sep1034_schema[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -325,6 +367,375 @@ schema_tool(mcp_call *call)
 	free(args);
 }
 
+/* ---- tools of the 2026-07-28 scenarios: input_required --------------- */
+
+/*
+ * Each asks the client through the library as a legacy callback would;
+ * in 2026-07-28 the first run answers input_required with the requests
+ * and a signed requestState, and the client's retry runs the callback
+ * again with the answers (mcp_call_sample(3)). A request the client has
+ * no capability for is refused by the library with -32021.
+ */
+
+/* An elicitation of the one string field FIELD. */
+static json_t *
+ask_form(const char *message, const char *field)
+{
+	return json_pack("{s:s, s:s, s:{s:s, s:{s:{s:s}}, s:[s]}}", "mode",
+	    "form", "message", message, "requestedSchema", "type", "object",
+	    "properties", field, "type", "string", "required", field);
+}
+
+static json_t *
+ask_llm(const char *text)
+{
+	return json_pack("{s:[{s:s, s:{s:s, s:s}}], s:i}", "messages", "role",
+	    "user", "content", "type", "text", "text", text, "maxTokens", 100);
+}
+
+/* The string FIELD of an elicitation's content, or "". */
+static const char *
+field_of(const json_t *res, const char *field)
+{
+	const char	*v;
+
+	v = json_string_value(json_object_get(json_object_get(res, "content"),
+	    field));
+	return v != NULL ? v : "";
+}
+
+/* The suite answers under the key it expects: user_name. */
+static void
+ir_elicitation(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	mcp_call_input_key(call, "user_name");
+	rc = mcp_call_elicit(call, ask_form("What is your name?", "name"), 0,
+	    &res);
+	if (rc == MCP_OK)
+		mcp_result_textf(call, "Hello, %s!", field_of(res, "name"));
+	else if (rc != MCP_EINPUT)
+		request_failed(call, "elicitation", rc, res);
+	json_decref(res);
+}
+
+static void
+ir_sampling(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	rc = mcp_call_sample(call, ask_llm("What is the capital of France?"),
+	    0, &res);
+	if (rc == MCP_OK)
+		mcp_result_textf(call, "LLM response: %s",
+		    json_string_value(json_object_get(json_object_get(res,
+		    "content"), "text")) != NULL ? json_string_value(
+		    json_object_get(json_object_get(res, "content"), "text")) :
+		    "");
+	else if (rc != MCP_EINPUT)
+		request_failed(call, "sampling", rc, res);
+	json_decref(res);
+}
+
+static void
+ir_list_roots(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	rc = mcp_call_roots(call, 0, &res);
+	if (rc == MCP_OK)
+		mcp_result_textf(call, "The client has %zu roots",
+		    json_array_size(json_object_get(res, "roots")));
+	else if (rc != MCP_EINPUT)
+		request_failed(call, "roots/list", rc, res);
+	json_decref(res);
+}
+
+/* A yes/no confirmation: the tool of the requestState scenarios (the
+ * state is the library's, signed; a tampered one never reaches here). */
+static void
+ir_confirm(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	rc = mcp_call_elicit(call, json_pack("{s:s, s:s, s:{s:s, s:{s:{s:s}}}}",
+	    "mode", "form", "message", "Proceed?", "requestedSchema", "type",
+	    "object", "properties", "ok", "type", "boolean"), 0, &res);
+	if (rc == MCP_OK)
+		mcp_result_textf(call, "Confirmed: action=%s",
+		    json_string_value(json_object_get(res, "action")) != NULL ?
+		    json_string_value(json_object_get(res, "action")) : "");
+	else if (rc != MCP_EINPUT)
+		request_failed(call, "elicitation", rc, res);
+	json_decref(res);
+}
+
+/* All three kinds in one round: it asks each before looking at any
+ * return code, so the first input_required carries them all. */
+static void
+ir_multiple(mcp_call *call)
+{
+	json_t	*e = NULL, *m = NULL, *r = NULL;
+	int	 erc, mrc, rrc;
+
+	erc = mcp_call_elicit(call, ask_form("What is your name?", "name"), 0,
+	    &e);
+	mrc = mcp_call_sample(call, ask_llm("Say hello"), 0, &m);
+	rrc = mcp_call_roots(call, 0, &r);
+	if (erc == MCP_OK && mrc == MCP_OK && rrc == MCP_OK)
+		mcp_result_textf(call, "name=%s, roots=%zu",
+		    field_of(e, "name"), json_array_size(json_object_get(r,
+		    "roots")));
+	else if (erc != MCP_EINPUT && mrc != MCP_EINPUT && rrc != MCP_EINPUT)
+		mcp_result_errorf(call, "a request to the client failed: %s",
+		    mcp_strerror(erc != MCP_OK ? erc : mrc != MCP_OK ? mrc :
+		    rrc));
+	json_decref(e);
+	json_decref(m);
+	json_decref(r);
+}
+
+/* Two rounds: the second question is asked once the first is answered,
+ * so the client sees two input_required results, then the answer. */
+static void
+ir_multi_round(mcp_call *call)
+{
+	json_t	*name = NULL, *color = NULL;
+	int	 rc;
+
+	rc = mcp_call_elicit(call, ask_form("What is your name?", "name"), 0,
+	    &name);
+	if (rc == MCP_OK)
+		rc = mcp_call_elicit(call, ask_form("Your favourite colour?",
+		    "color"), 0, &color);
+	if (rc == MCP_OK)
+		mcp_result_textf(call, "%s likes %s", field_of(name, "name"),
+		    field_of(color, "color"));
+	else if (rc != MCP_EINPUT)
+		request_failed(call, "elicitation", rc, color != NULL ? color :
+		    name);
+	json_decref(name);
+	json_decref(color);
+}
+
+/* The client declares sampling only: the tool asks for sampling alone
+ * (an elicitation would be refused with -32021 by the library, so an
+ * inputRequests of an undeclared capability cannot come out). */
+static void
+ir_capabilities(mcp_call *call)
+{
+	ir_sampling(call);
+}
+
+/* ---- tools of the 2026-07-28 scenarios: diagnostics ------------------ */
+
+/* Needs sampling, which the suite's client leaves out of its
+ * capabilities: the library answers -32021 (400 on HTTP), naming it. */
+static void
+missing_capability(mcp_call *call)
+{
+	ir_sampling(call);
+}
+
+/* An elicitation during a call: in 2026-07-28 it rides in the
+ * input_required result, never as a request of its own on the stream. */
+static void
+streaming_elicitation(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	rc = mcp_call_elicit(call, ask_form("Your name?", "name"), 0, &res);
+	if (rc == MCP_OK)
+		mcp_result_textf(call, "Hello, %s!", field_of(res, "name"));
+	else if (rc != MCP_EINPUT)
+		request_failed(call, "elicitation", rc, res);
+	json_decref(res);
+}
+
+/* Logs at info: the library sends notifications/message only to a
+ * request that set a logLevel in its _meta (or a session's setLevel). */
+static void
+logging_tool(mcp_call *call)
+{
+	mcp_call_log(call, MCP_LOG_INFO, NULL, "test_logging_tool ran");
+	mcp_result_text(call, "Logged one info message");
+}
+
+static void
+dynamic_tool(mcp_call *call)
+{
+	mcp_result_text(call, "This tool comes and goes");
+}
+
+static void dynamic_prompt(mcp_call *);
+
+/* Adds test_dynamic_tool, or removes it when it is there: either way
+ * the tool list changes, and the library tells every listener. */
+static void
+trigger_tool_change(mcp_call *call)
+{
+	mcp_server	*srv = mcp_call_udata(call);
+	int		 rc;
+
+	rc = mcp_tool_unregister(srv, "test_dynamic_tool");
+	if (rc == MCP_ENOENT)
+		rc = mcp_tool_register(srv, "test_dynamic_tool", "A tool that "
+		    "test_trigger_tool_change adds and removes", NULL,
+		    dynamic_tool, NULL, NULL);
+	if (rc == MCP_OK)
+		mcp_result_text(call, "The tool list changed");
+	else
+		mcp_result_errorf(call, "the tool list did not change: %s",
+		    mcp_strerror(rc));
+}
+
+/* The same with test_dynamic_prompt and the prompt list. */
+static void
+trigger_prompt_change(mcp_call *call)
+{
+	mcp_server	*srv = mcp_call_udata(call);
+	int		 rc;
+
+	rc = mcp_prompt_unregister(srv, "test_dynamic_prompt");
+	if (rc == MCP_ENOENT)
+		rc = mcp_prompt_register(srv, "test_dynamic_prompt", "A prompt "
+		    "that test_trigger_prompt_change adds and removes",
+		    dynamic_prompt, NULL, NULL);
+	if (rc == MCP_OK)
+		mcp_result_text(call, "The prompt list changed");
+	else
+		mcp_result_errorf(call, "the prompt list did not change: %s",
+		    mcp_strerror(rc));
+}
+
+/* x-mcp-header: the transport has checked each Mcp-Param-* header
+ * against the arguments before this runs (-32020 when they differ). */
+static void
+custom_headers(mcp_call *call)
+{
+	char	*args = compact(mcp_call_args(call));
+
+	mcp_result_textf(call, "Custom headers matched: %s", args != NULL ?
+	    args : "{}");
+	free(args);
+}
+
+/* ---- tools of the 2026-07-28 scenarios: the Tasks extension -------- */
+
+/*
+ * A tool flagged MCP_TOOL_TASK_OPTIONAL or _REQUIRED may run as a task
+ * (io.modelcontextprotocol/tasks; a 2025-11-25 client's tasks too): the
+ * library answers the call with the task, runs the callback, and keeps
+ * its result for tasks/get. The callback is written as for any call.
+ */
+
+static void
+greet(mcp_call *call)
+{
+	const char	*name = "world";
+
+	if (json_object_get(mcp_call_args(call), "name") != NULL &&
+	    mcp_args_unpack(call, "{s:s}", "name", &name) != MCP_OK)
+		return;
+	mcp_result_textf(call, "Hello, %s!", name);
+}
+
+/* Sleeps SECONDS (0 to 60) in steps of 10 ms, stopping when cancelled. */
+static void
+slow_compute(mcp_call *call)
+{
+	json_int_t	 secs = 0, i;
+
+	if (json_object_get(mcp_call_args(call), "seconds") != NULL &&
+	    mcp_args_unpack(call, "{s:I}", "seconds", &secs) != MCP_OK)
+		return;
+	if (secs < 0 || secs > 60) {
+		mcp_result_error(call, "seconds must be 0 to 60");
+		return;
+	}
+	for (i = 0; i < secs * 100 && !mcp_call_cancelled(call); i++)
+		pause_ms(10);
+	mcp_result_textf(call, "Computed in %" JSON_INTEGER_FORMAT
+	    " seconds", secs);
+}
+
+/* A tool error (isError): the task completes, with that result. */
+static void
+failing_job(mcp_call *call)
+{
+	pause_ms(1000);
+	mcp_result_error(call, "failing_job failed, as it always does");
+}
+
+/* A JSON-RPC error instead of a result: the task fails. */
+static void
+protocol_error_job(mcp_call *call)
+{
+	mcp_result_rpc_error(call, MCP_RPC_INTERNAL_ERROR, "protocol_error_job "
+	    "broke, as it always does");
+}
+
+static void
+confirm_delete(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	rc = mcp_call_elicit(call, json_pack("{s:s, s:s, s:{s:s, s:{s:{s:s}}}}",
+	    "mode", "form", "message", "Delete it?", "requestedSchema", "type",
+	    "object", "properties", "confirm", "type", "boolean"), 0, &res);
+	if (rc == MCP_OK)
+		mcp_result_textf(call, "Delete: action=%s",
+		    json_string_value(json_object_get(res, "action")) != NULL ?
+		    json_string_value(json_object_get(res, "action")) : "");
+	else if (rc != MCP_EINPUT)
+		request_failed(call, "elicitation", rc, res);
+	json_decref(res);
+}
+
+/* Two elicitations at once, so that two requests are pending. */
+static void
+multi_input(mcp_call *call)
+{
+	json_t	*a = NULL, *b = NULL;
+	int	 arc, brc;
+
+	arc = mcp_call_elicit(call, ask_form("First name?", "name"), 0, &a);
+	brc = mcp_call_elicit(call, ask_form("Second name?", "name"), 0, &b);
+	if (arc == MCP_OK && brc == MCP_OK)
+		mcp_result_textf(call, "Got %s and %s", field_of(a, "name"),
+		    field_of(b, "name"));
+	else if (arc != MCP_EINPUT && brc != MCP_EINPUT)
+		request_failed(call, "elicitation", arc != MCP_OK ? arc : brc,
+		    arc != MCP_OK ? a : b);
+	json_decref(a);
+	json_decref(b);
+}
+
+/* Asks the user's name (user_name), then answers as a task. */
+static void
+tool_with_task(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	mcp_call_input_key(call, "user_name");
+	rc = mcp_call_elicit(call, ask_form("What is your name?", "name"), 0,
+	    &res);
+	if (rc == MCP_OK)
+		mcp_result_textf(call, "Hello from the task, %s!",
+		    field_of(res, "name"));
+	else if (rc != MCP_EINPUT)
+		request_failed(call, "elicitation", rc, res);
+	json_decref(res);
+}
+
 /* ---- resources -------------------------------------------------------- */
 
 static void
@@ -407,6 +818,30 @@ image_prompt(mcp_call *call)
 	mcp_result_text(call, "Please analyze the image above.");
 }
 
+/* 2026-07-28: a prompt that asks the client first (input_required). */
+static void
+ir_prompt(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc;
+
+	rc = mcp_call_elicit(call, ask_form("Which context?", "context"), 0,
+	    &res);
+	if (rc == MCP_OK)
+		mcp_result_textf(call, "Answer with this context in mind: %s",
+		    field_of(res, "context"));
+	else if (rc != MCP_EINPUT)
+		mcp_result_rpc_error(call, MCP_RPC_INTERNAL_ERROR,
+		    mcp_strerror(rc));
+	json_decref(res);
+}
+
+static void
+dynamic_prompt(mcp_call *call)
+{
+	mcp_result_text(call, "This prompt comes and goes.");
+}
+
 /* completion/complete: arg1 of test_prompt_with_arguments offers the
  * values of a small list that start with what was typed; everything
  * else gets the empty completion. */
@@ -469,6 +904,66 @@ static const struct tool {
 	    schema_tool },
 };
 
+/* The 2026-07-28 scenarios' tools; each gets the server as its udata
+ * (the trigger tools change its lists). */
+static const struct tool tools26[] = {
+	{ "test_input_required_result_elicitation", "Asks the user's name "
+	    "(input_required, key user_name)", empty_schema, ir_elicitation },
+	{ "test_input_required_result_sampling", "Asks the client's LLM "
+	    "(input_required)", empty_schema, ir_sampling },
+	{ "test_input_required_result_list_roots", "Asks the client's roots "
+	    "(input_required)", empty_schema, ir_list_roots },
+	{ "test_input_required_result_request_state", "Asks a confirmation; "
+	    "the retry brings the requestState back", empty_schema,
+	    ir_confirm },
+	{ "test_input_required_result_tampered_state", "Asks a confirmation; "
+	    "a retry with an altered requestState is refused", empty_schema,
+	    ir_confirm },
+	{ "test_input_required_result_multiple_inputs", "Asks an elicitation, "
+	    "a sampling and the roots in one round", empty_schema,
+	    ir_multiple },
+	{ "test_input_required_result_multi_round", "Asks two questions, one "
+	    "round each", empty_schema, ir_multi_round },
+	{ "test_input_required_result_capabilities", "Asks only what the "
+	    "client declared it can answer (sampling)", empty_schema,
+	    ir_capabilities },
+	{ "test_missing_capability", "Needs the sampling capability; without "
+	    "it the call is refused", empty_schema,
+	    missing_capability },
+	{ "test_streaming_elicitation", "Elicits during the call "
+	    "(input_required, no request on the stream)", empty_schema,
+	    streaming_elicitation },
+	{ "test_logging_tool", "Logs one message, sent only to a request "
+	    "that set a logLevel", empty_schema, logging_tool },
+	{ "test_trigger_tool_change", "Adds or removes test_dynamic_tool "
+	    "(tools/list_changed)", empty_schema, trigger_tool_change },
+	{ "test_trigger_prompt_change", "Adds or removes test_dynamic_prompt "
+	    "(prompts/list_changed)", empty_schema, trigger_prompt_change },
+	{ "test_custom_headers", "Arguments mirrored in Mcp-Param-* headers", custom_headers_schema, custom_headers },
+};
+
+/* The Tasks extension scenarios' tools, with their task support. */
+static const struct task_tool {
+	const char	*name, *description, *schema;
+	void		(*fn)(mcp_call *);
+	unsigned	 flags;
+} task_tools[] = {
+	{ "greet", "Greets NAME (never a task)", name_schema, greet, 0 },
+	{ "slow_compute", "Sleeps SECONDS, then answers (may be a task)",
+	    seconds_schema, slow_compute, MCP_TOOL_TASK_OPTIONAL },
+	{ "failing_job", "A tool error after a second (must be a task)",
+	    empty_schema, failing_job, MCP_TOOL_TASK_REQUIRED },
+	{ "protocol_error_job", "A JSON-RPC error (may be a task)",
+	    empty_schema, protocol_error_job, MCP_TOOL_TASK_OPTIONAL },
+	{ "confirm_delete", "Asks a confirmation (may be a task)",
+	    empty_schema, confirm_delete, MCP_TOOL_TASK_OPTIONAL },
+	{ "multi_input", "Asks two questions at once (may be a task)",
+	    empty_schema, multi_input, MCP_TOOL_TASK_OPTIONAL },
+	{ "test_tool_with_task", "Asks the user's name, then runs as a task "
+	    "(must be a task)", empty_schema, tool_with_task,
+	    MCP_TOOL_TASK_REQUIRED },
+};
+
 static int
 setup(mcp_server *srv)
 {
@@ -479,6 +974,20 @@ setup(mcp_server *srv)
 		rc = mcp_tool_register(srv, tools[i].name,
 		    tools[i].description, tools[i].schema, tools[i].fn, NULL,
 		    NULL);
+	for (i = 0; rc == MCP_OK && i < sizeof(tools26) / sizeof(tools26[0]);
+	    i++)
+		rc = mcp_tool_register(srv, tools26[i].name,
+		    tools26[i].description, tools26[i].schema, tools26[i].fn,
+		    srv, NULL);
+	for (i = 0; rc == MCP_OK && getenv("CONFORMANCE_TASKS") != NULL &&
+	    i < sizeof(task_tools) / sizeof(task_tools[0]); i++) {
+		rc = mcp_tool_register(srv, task_tools[i].name,
+		    task_tools[i].description, task_tools[i].schema,
+		    task_tools[i].fn, NULL, NULL);
+		if (rc == MCP_OK)
+			rc = mcp_tool_set_flags(srv, task_tools[i].name,
+			    task_tools[i].flags);
+	}
 	if (rc == MCP_OK)
 		rc = mcp_resource_register(srv, "test://static-text",
 		    "static-text", "A static text resource for testing",
@@ -553,6 +1062,10 @@ setup(mcp_server *srv)
 	if (rc == MCP_OK)
 		rc = mcp_prompt_set_title(srv, "test_prompt_with_image",
 		    "Prompt With Image");
+	if (rc == MCP_OK)
+		rc = mcp_prompt_register(srv, "test_input_required_result_prompt",
+		    "Asks the client for context first (input_required)",
+		    ir_prompt, NULL, NULL);
 	if (rc == MCP_OK)
 		rc = mcp_completion_set(srv, complete, NULL, NULL);
 	return rc;

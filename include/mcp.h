@@ -594,6 +594,12 @@ MCP_EXTERN int		 mcp_call_roots(mcp_call *call, int timeout_ms,
  * input_required answers the request had before this retry. The thread
  * that runs the callback. */
 MCP_EXTERN int		 mcp_call_round(mcp_call *call);
+/* 2026-07-28: KEY (1 to 63 visible ASCII characters, copied) names the
+ * callback's next request to the client in inputRequests, instead of
+ * the library's "input-K"; ignored when this round has that key already,
+ * and in a legacy session. Set it again on every round. The thread that
+ * runs the callback. */
+MCP_EXTERN int		 mcp_call_input_key(mcp_call *call, const char *key);
 
 /* json_unpack_ex on the arguments. On failure the result becomes an
  * isError result carrying jansson's message, and MCP_EINVAL returns. A

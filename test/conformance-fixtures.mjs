@@ -29,14 +29,17 @@ const EMPTY = { type: 'object', properties: {} };
 // json_schema_2020_12_tool's inputSchema exactly as the server writes it:
 // the keys in the order examples/conformance-server.c gives them.
 const SCHEMA_2020_12_TEXT = '{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object",' +
-    '"$defs":{"address":{"type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},' +
-    '"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},"additionalProperties":false}';
-const SCHEMA_2020_12 = {
-	$schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object',
-	$defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
-	properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
-	additionalProperties: false,
-};
+    '"$defs":{"address":{"$anchor":"address","type":"object","properties":{"street":{"type":"string"},"city":{"type":"string"}}}},' +
+    '"properties":{"name":{"type":"string"},"address":{"$ref":"#/$defs/address"}},' +
+    '"allOf":[{"anyOf":[{"required":["name"]},{"not":{"required":["name"]}}]}],' +
+    '"if":{"required":["name"]},"then":{"properties":{"name":{"type":"string"}}},' +
+    '"else":{"properties":{"address":{"type":"object"}}},"additionalProperties":false}';
+const SCHEMA_2020_12 = JSON.parse(SCHEMA_2020_12_TEXT);
+const CUSTOM_HEADERS = { type: 'object', properties: {
+	region: { type: 'string', description: 'A region', 'x-mcp-header': 'Region' },
+	priority: { type: 'integer', description: 'A priority', 'x-mcp-header': 'Priority' },
+	verbose: { type: 'boolean', description: 'Verbose output', 'x-mcp-header': 'Verbose' },
+} };
 const TOOLS = {
 	test_simple_text: ['Tests simple text content response', EMPTY],
 	test_image_content: ['Tests image content response', EMPTY],
@@ -54,6 +57,21 @@ const TOOLS = {
 	test_elicitation_sep1034_defaults: ['Tests elicitation with default values per SEP-1034', EMPTY],
 	test_elicitation_sep1330_enums: ['Tests elicitation with enum schema improvements per SEP-1330', EMPTY],
 	json_schema_2020_12_tool: ['Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)', SCHEMA_2020_12],
+	// The 2026-07-28 scenarios' (test/conformance26.sh).
+	test_input_required_result_elicitation: ['Asks the user\'s name (input_required, key user_name)', EMPTY],
+	test_input_required_result_sampling: ['Asks the client\'s LLM (input_required)', EMPTY],
+	test_input_required_result_list_roots: ['Asks the client\'s roots (input_required)', EMPTY],
+	test_input_required_result_request_state: ['Asks a confirmation; the retry brings the requestState back', EMPTY],
+	test_input_required_result_tampered_state: ['Asks a confirmation; a retry with an altered requestState is refused', EMPTY],
+	test_input_required_result_multiple_inputs: ['Asks an elicitation, a sampling and the roots in one round', EMPTY],
+	test_input_required_result_multi_round: ['Asks two questions, one round each', EMPTY],
+	test_input_required_result_capabilities: ['Asks only what the client declared it can answer (sampling)', EMPTY],
+	test_missing_capability: ['Needs the sampling capability; without it the call is refused', EMPTY],
+	test_streaming_elicitation: ['Elicits during the call (input_required, no request on the stream)', EMPTY],
+	test_logging_tool: ['Logs one message, sent only to a request that set a logLevel', EMPTY],
+	test_trigger_tool_change: ['Adds or removes test_dynamic_tool (tools/list_changed)', EMPTY],
+	test_trigger_prompt_change: ['Adds or removes test_dynamic_prompt (prompts/list_changed)', EMPTY],
+	test_custom_headers: ['Arguments mirrored in Mcp-Param-* headers', CUSTOM_HEADERS],
 };
 const SEP1034_PROPS = {
 	name: { type: 'string', description: 'User name', default: 'John Doe' },
@@ -159,8 +177,9 @@ async function main() {
 
 	r = await settle(c.client.listPrompts());
 	const prompts = Object.fromEntries((r.value?.prompts ?? []).map(p => [p.name, p]));
-	is(Object.keys(prompts).sort(), ['test_prompt_with_arguments', 'test_prompt_with_embedded_resource',
-	    'test_prompt_with_image', 'test_simple_prompt'], 'prompts/list: the four prompts');
+	is(Object.keys(prompts).sort(), ['test_input_required_result_prompt', 'test_prompt_with_arguments',
+	    'test_prompt_with_embedded_resource', 'test_prompt_with_image', 'test_simple_prompt'],
+	    'prompts/list: the four prompts and the 2026-07-28 one');
 	is(prompts.test_simple_prompt, { name: 'test_simple_prompt', title: 'Simple Test Prompt',
 	    description: 'A simple prompt without arguments' }, 'prompts/list: test_simple_prompt');
 	is(prompts.test_prompt_with_arguments, { name: 'test_prompt_with_arguments', title: 'Prompt With Arguments',
@@ -259,6 +278,27 @@ async function main() {
 
 	is(await call(c, 'json_schema_2020_12_tool', { name: 'x' }), { content: [{ type: 'text',
 	    text: 'JSON Schema 2020-12 tool called with: {"name":"x"}' }] }, 'json_schema_2020_12_tool');
+
+	// The 2026-07-28 scenarios' tools, called by a legacy client: the
+	// requests to the client are the usual ones, on the session.
+	is(await call(c, 'test_input_required_result_multi_round', {}), { content: [{ type: 'text',
+	    text: ' likes ' }] }, 'test_input_required_result_multi_round, legacy: two elicitations, then the result');
+	is(elicited.slice(3).map(e => e.message), ['What is your name?', 'Your favourite colour?'],
+	    'test_input_required_result_multi_round, legacy: elicitation/create twice, in order');
+	is(await call(c, 'test_input_required_result_capabilities', {}), { content: [{ type: 'text',
+	    text: 'LLM response: This is a test response from the client' }] },
+	    'test_input_required_result_capabilities, legacy: sampling/createMessage, then the result');
+	r = await settle(c.client.listTools());
+	const before = (r.value?.tools ?? []).some(t => t.name === 'test_dynamic_tool');
+	is(await call(c, 'test_trigger_tool_change', {}), { content: [{ type: 'text', text: 'The tool list changed' }] },
+	    'test_trigger_tool_change');
+	r = await settle(c.client.listTools());
+	ok(!before && (r.value?.tools ?? []).some(t => t.name === 'test_dynamic_tool'),
+	    'test_trigger_tool_change: test_dynamic_tool was added', r.value?.tools?.map(t => t.name));
+	await call(c, 'test_trigger_tool_change', {});
+	r = await settle(c.client.listTools());
+	ok(!(r.value?.tools ?? []).some(t => t.name === 'test_dynamic_tool'),
+	    'test_trigger_tool_change again: test_dynamic_tool was removed', r.value?.tools?.map(t => t.name));
 
 	r = await settle(c.client.callTool({ name: 'no_such_tool', arguments: {} }));
 	is(r.error?.code, -32602, 'unknown tool: JSON-RPC error -32602', r.error ?? r.value);

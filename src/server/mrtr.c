@@ -48,6 +48,7 @@ struct mrtr {
 	json_t		*requests;
 	size_t		 next;
 	int		 round;
+	char		 key[64];	/* the next request's, or "" */
 };
 
 void
@@ -359,8 +360,8 @@ mcp__mrtr_ask(struct mcp_call *c, const char *method, json_t *params,
 	struct mrtr	*m = c->mrtr;
 	json_t		*a, *req;
 	const char	*am, *ah;
-	char		 h[65], id[16];
-	size_t		 k;
+	char		 h[65], id[64];
+	size_t		 k, j;
 
 	*result = NULL;
 	if (m == NULL) {
@@ -400,7 +401,17 @@ mcp__mrtr_ask(struct mcp_call *c, const char *method, json_t *params,
 		    MRTR_MAX_INPUTS);
 		return MCP_ESTATE;
 	}
-	snprintf(id, sizeof(id), "input-%zu", k + 1);
+	/* The callback's own key (mcp_call_input_key), if it is not in
+	 * this round already; the library's "input-K" otherwise. */
+	if (m->key[0] != '\0' && json_object_get(m->requests, m->key) ==
+	    NULL)
+		snprintf(id, sizeof(id), "%s", m->key);
+	else {
+		snprintf(id, sizeof(id), "input-%zu", k + 1);
+		for (j = 2; json_object_get(m->requests, id) != NULL; j++)
+			snprintf(id, sizeof(id), "input-%zu-%zu", k + 1, j);
+	}
+	m->key[0] = '\0';
 	req = params != NULL ? json_pack("{s:s, s:o}", "method", method,
 	    "params", params) : json_pack("{s:s, s:{}}", "method", method,
 	    "params");
@@ -496,6 +507,28 @@ mcp__mrtr_write(struct mcp_call *c, struct buf *b)
 		c->rpc_code = 0;
 	}
 	return rc;
+}
+
+int
+mcp_call_input_key(mcp_call *call, const char *key)
+{
+	size_t	 i, n;
+
+	if (call == NULL || key == NULL)
+		return MCP_EINVAL;
+	n = strlen(key);
+	if (n == 0 || n >= sizeof(call->mrtr->key))
+		return MCP_EINVAL;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)key[i] < 0x21 ||
+		    (unsigned char)key[i] > 0x7e)
+			return MCP_EINVAL;
+	if (call->version != MCP_V20260728)
+		return MCP_OK;		/* a legacy session: no keys */
+	if (call->mrtr == NULL && (call->mrtr = mrtr_new()) == NULL)
+		return MCP_ENOMEM;
+	memcpy(call->mrtr->key, key, n + 1);
+	return MCP_OK;
 }
 
 int

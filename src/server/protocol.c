@@ -1822,10 +1822,17 @@ request(struct session *s, struct batch *bt, struct rpc_fields *f,
 		    "request id is already in flight");
 		return;
 	}
-	/* 2026-07-28: never on a session that initialized (legacy). */
+	/*
+	 * 2026-07-28: never on a session that initialized (legacy). An
+	 * initialize with a protocolVersion is legacy whatever its _meta;
+	 * one without and with a modern _meta is a modern request, of a
+	 * method this era lacks (versioning.mdx, dual-era servers): -32601,
+	 * 404 on HTTP, where before it was -32602 for the missing version.
+	 */
 	if (!s->initialized && bt == NULL && s->srv->relay == NULL &&
-	    strcmp(method, "initialize") != 0 && era_request(s, f, m, key,
-	    hash))
+	    (strcmp(method, "initialize") != 0 || json_object_get(
+	    params_of(f), "protocolVersion") == NULL) && era_request(s, f, m,
+	    key, hash))
 		return;
 	if (strcmp(method, "ping") == 0) {
 		reply_result_new(s, bt, m->id, json_object());

@@ -1702,31 +1702,52 @@ peek(const char *body, size_t len)
 
 #define ERA_KEY	"io.modelcontextprotocol/protocolVersion"
 
+/* Does plain header value HV, without its OWS, say the string WANT? */
+static int
+header_is(const char *hv, const char *want)
+{
+	size_t	 hl, n = strlen(want);
+
+	while (*hv == ' ' || *hv == '\t')
+		hv++;
+	hl = strlen(hv);
+	while (hl > 0 && (hv[hl - 1] == ' ' || hv[hl - 1] == '\t'))
+		hl--;
+	return hl == n && memcmp(hv, want, n) == 0;
+}
+
 /*
  * Is a POST without a session a 2026-07-28 one? It is when its
  * MCP-Protocol-Version says 2026-07-28, or when its params._meta names a
  * protocolVersion (then its headers are checked, and a missing one is
  * its client's error). Any other version in the header alone is a
- * legacy client's mistake, answered as before. initialize is never one:
- * it opens a legacy session, whatever its headers say.
+ * legacy client's mistake, answered as before. An initialize opens a
+ * legacy session, whatever its headers say, unless it is a modern
+ * request: a modern _meta and no protocolVersion of initialize's own.
+ * Then it is one (versioning.mdx: a request carrying modern per-request
+ * _meta is served by this revision, which has no initialize), answered
+ * 404 and -32601 like any method the era lacks
+ * (streamable-http.mdx, "If the server does not implement the requested
+ * RPC method"), and the client's fallback initialize still works.
  */
 static int
 era_post(const char *hv, const char *body, size_t len)
 {
-	json_t		*whole, *meta;
+	json_t		*whole, *params;
 	struct json_perr e;
-	int		 modern;
+	int		 modern, init;
 
-	if ((hv == NULL || strcmp(hv, "2026-07-28") != 0) &&
+	if ((hv == NULL || !header_is(hv, "2026-07-28")) &&
 	    memfind(body, len, ERA_KEY, sizeof(ERA_KEY) - 1) == NULL)
 		return 0;
-	if (peek(body, len) == PEEK_INITIALIZE)
-		return 0;
-	if (hv != NULL && strcmp(hv, "2026-07-28") == 0)
+	init = peek(body, len) == PEEK_INITIALIZE;
+	if (!init && hv != NULL && header_is(hv, "2026-07-28"))
 		return 1;
 	whole = mcp__json_parse(body, len, &e);
-	meta = json_object_get(json_object_get(whole, "params"), "_meta");
-	modern = mcp__era_is_modern(meta);
+	params = json_object_get(whole, "params");
+	modern = mcp__era_is_modern(json_object_get(params, "_meta"));
+	if (init && json_object_get(params, "protocolVersion") != NULL)
+		modern = 0;
 	json_decref(whole);
 	return modern;
 }
@@ -1743,17 +1764,26 @@ header_ok(const char *v)
 
 /*
  * Does header value HV (plain, or "=?base64?...?=") say exactly the N
- * bytes of WANT?
+ * bytes of WANT? The spaces and tabs around it are not part of the
+ * value (RFC 9110 section 5.5: a field value excludes its leading and
+ * trailing OWS, which a parser removes before evaluating it), so they
+ * are skipped, whatever the HTTP library left there.
  */
 static int
 header_says(const char *hv, const char *want, size_t n)
 {
-	size_t	 hl = strlen(hv), dl;
+	size_t	 hl, dl;
 	char	*d;
 	int	 same;
 
+	while (*hv == ' ' || *hv == '\t')
+		hv++;
+	hl = strlen(hv);
+	while (hl > 0 && (hv[hl - 1] == ' ' || hv[hl - 1] == '\t'))
+		hl--;
+
 	if (hl >= 11 && strncmp(hv, "=?base64?", 9) == 0 &&
-	    strcmp(hv + hl - 2, "?=") == 0) {
+	    strncmp(hv + hl - 2, "?=", 2) == 0) {
 		d = mcp__base64_decode(hv + 9, hl - 11, &dl);
 		same = d != NULL && dl == n && memcmp(d, want, n) == 0;
 		free(d);
@@ -1904,7 +1934,7 @@ era_refused(struct MHD_Connection *conn, struct mcp_server *srv,
 	code = mcp__era_meta(json_object_get(params, "_meta"), &er, why,
 	    sizeof(why));
 	if (code == 0 && (rq->version == NULL ||
-	    strcmp(rq->version, er.vname) != 0)) {
+	    !header_is(rq->version, er.vname))) {
 		code = MCP_RPC_HEADER_MISMATCH;
 		snprintf(why, sizeof(why), "Header mismatch: %s", rq->version ==
 		    NULL ? "MCP-Protocol-Version header is required" :
@@ -1919,7 +1949,7 @@ era_refused(struct MHD_Connection *conn, struct mcp_server *srv,
 		    "Version, Mcp-Method and Mcp-Name may each come once");
 	}
 	if (code == 0 && (hm == NULL || !header_ok(hm) ||
-	    strcmp(hm, f.mname) != 0)) {
+	    !header_is(hm, f.mname))) {
 		code = MCP_RPC_HEADER_MISMATCH;
 		snprintf(why, sizeof(why), "Header mismatch: %s", hm == NULL ?
 		    "Mcp-Method header is required" : "Mcp-Method header "
@@ -1959,7 +1989,7 @@ era_get(struct MHD_Connection *conn, const char *sid)
 	hv = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
 	    "MCP-Protocol-Version");
 	return (sid == NULL || sid[0] == '\0') && hv != NULL &&
-	    strcmp(hv, "2026-07-28") == 0;
+	    header_is(hv, "2026-07-28");
 }
 
 /*

@@ -14,7 +14,10 @@
  *	killed) they come from checks.json, and a scenario that started but
  *	left no checks.json is "- -".  WARNINGS always comes from checks.json
  *	("-" without one).  The totals are the summary's "Total:" line, or
- *	"- -" without one.
+ *	"- -" without one.  A run with --requirements VERSION also lists
+ *	the scenarios it ran but does not score ("Not scored for VERSION"),
+ *	each as "unscored NAME WHY" (WHY: "extension" or "pending"), before
+ *	the totals.
  *
  *   node conformance-report.mjs --details LOG DIR NAME
  *	what a person needs to see why scenario NAME failed: each check that
@@ -55,8 +58,24 @@ function parseLog(text) {
 	const started = [];
 	const summary = new Map();
 	let total = null;
-	let inSummary = false;
+	const unscored = new Map();
+	let inSummary = false, inUnscored = false;
 	for (const line of text.split(/\r?\n/)) {
+		// --requirements VERSION: "Not scored for VERSION: ...", then
+		// "  ✓ NAME (extension)" or "(pending)" lines.
+		if (/^Not scored for \S+:/.test(line)) {
+			inUnscored = true;
+			continue;
+		}
+		if (inUnscored) {
+			const u = /^\s+(?:✓|✗) (\S+) \(([^)]+)\)$/.exec(line);
+			if (u) {
+				unscored.set(u[1], u[2]);
+				continue;
+			}
+			if (line.trim() !== '')
+				inUnscored = false;
+		}
 		let m = /^=== Running scenario: (\S+) ===$/.exec(line);
 		if (m) {
 			started.push(m[1]);
@@ -75,7 +94,7 @@ function parseLog(text) {
 		if (m && inSummary)
 			total = [Number(m[1]), Number(m[2])];
 	}
-	return { started, summary, total };
+	return { started, summary, total, unscored };
 }
 
 function clip(s, n) {
@@ -93,7 +112,7 @@ if (args.length !== (details ? 3 : 2)) {
 }
 const [logFile, dir, want] = args;
 const text = existsSync(logFile) ? readFileSync(logFile, 'utf8') : '';
-const { started, summary, total } = parseLog(text);
+const { started, summary, total, unscored } = parseLog(text);
 
 if (!details) {
 	const names = [...started];
@@ -111,6 +130,8 @@ if (!details) {
 		const w = checks ? count(checks, 'WARNING') : '-';
 		out.push(['scenario', name, p, f, w].join('\t'));
 	}
+	for (const [name, why] of unscored)
+		out.push(['unscored', name, why].join('\t'));
 	out.push(['total', ...(total ?? ['-', '-'])].join('\t'));
 	process.stdout.write(out.join('\n') + '\n');
 	process.exit(0);
