@@ -51,7 +51,10 @@ result() {
 	name=$(basename "$t" .sh)
 	log=test/out/$name.log
 	p=$(grep -c '^ok ' "$log")
-	f=$(grep -c '^not ok ' "$log")
+	# TAP: a "not ok ... # TODO" is a known gap, said, not a failure;
+	# its count is printed with the test's line.
+	f=$(grep '^not ok ' "$log" | grep -vc '# TODO')
+	todo=$(grep -c '^not ok .*# TODO' "$log")
 	plan=$(grep -c '^1\.\.[0-9]' "$log")
 	extra=
 	if [ "$rc" -ne 0 ] && [ "$f" -eq 0 ]; then
@@ -63,11 +66,15 @@ result() {
 	fi
 	passed=$((passed + p))
 	failed=$((failed + f))
-	if [ "$f" -eq 0 ]; then
+	if [ "$f" -eq 0 ] && [ "$todo" -gt 0 ]; then
+		printf '%-24s ok   %4d assertions  %3ds  (%d todo)\n' "$name" \
+		    "$p" "$secs" "$todo"
+	elif [ "$f" -eq 0 ]; then
 		printf '%-24s ok   %4d assertions  %3ds\n' "$name" "$p" "$secs"
 	else
 		printf '%-24s FAIL %4d failed%s\n' "$name" "$f" "$extra"
-		grep -A3 '^not ok ' "$log" | head -40 | sed 's/^/    /'
+		grep -v '# TODO' "$log" | grep -A3 '^not ok ' | head -40 |
+		    sed 's/^/    /'
 		tail -5 "$log.err" | sed 's/^/    stderr: /'
 	fi
 }
