@@ -315,7 +315,11 @@ async function tamper() {
 	await refused(ask, req, '', good, /not base64|too short/, 'empty');
 	await refused(ask, req, 42, good, /must be a string/, 'a number');
 	await refused(ask, req, state, [], /inputResponses must be an object/, 'inputResponses an array');
-	await refused(ask, req, undefined, good, /without the requestState/, 'inputResponses without requestState');
+	// Answers with no state answer nothing that was asked: ignored, and
+	// the requests asked again (SEP-2322's SHOULD, as the 2026-07-28
+	// conformance suite checks).
+	const again = await ask(retry(req, undefined, good));
+	inputRequired(again, ['elicitation/create'], 'mrtr-server', 'inputResponses without requestState: asked again');
 	await refused(ask, req, state, { 'input-1': 'yes' }, /must be an object/, 'an answer that is no object');
 	// Made for another request.
 	await refused(ask, tool('ask_twice', { greeting: 'Hi' }), state, good, /other arguments/, 'other arguments');

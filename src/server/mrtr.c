@@ -299,8 +299,8 @@ mcp__mrtr_begin(struct mcp_call *c, const json_t *state, const json_t *resp)
 	if (resp != NULL && !json_is_object(resp))
 		return refuse(c, "inputResponses must be an object");
 	if (state == NULL)
-		return refuse(c, "inputResponses without the requestState "
-		    "of the input_required result");
+		return 0;	/* answers to nothing asked: ignored, as the
+				   spec would have it; all is asked again */
 	st = verify(c, json_string_value(state), json_string_length(state));
 	if (st == NULL)
 		return -1;
