@@ -1993,6 +1993,56 @@ id_of(const char *data, size_t len)
 	return mcp__idscan_id(&sc);
 }
 
+/*
+ * What mcp__protocol_input answers 400 (with ERR) before any session
+ * looks at DATA: a batch over --max-batch, a message that does not
+ * parse or is refused. 0: it would go on (maybe to an error answer
+ * down the stream). For --redis, a POST /messages relayed elsewhere.
+ */
+int
+mcp__protocol_precheck(struct mcp_server *srv, const char *data,
+    size_t len, struct buf *err)
+{
+	struct rpc_fields f;
+	struct json_perr e;
+	json_t		*whole, *id;
+	char		 why[200];
+	long		 n;
+	int		 rc, code;
+
+	if (len > 0 && (data[0] == '[' || data[0] == ' ' || data[0] == '\t' ||
+	    data[0] == '\r' || data[0] == '\n') &&
+	    (n = mcp__json_array_count(data, len)) > srv->max_batch) {
+		snprintf(why, sizeof(why), "a batch of %ld messages: at most "
+		    "%d are taken (--max-batch)", n, srv->max_batch);
+		if (srv->metrics.on)
+			mcp__metrics_answer(&srv->metrics, MM_INVALID,
+			    MO_ERROR, MCP_RPC_INVALID_REQUEST);
+		mcp__rpc_error(err, NULL, MCP_RPC_INVALID_REQUEST, why, NULL);
+		return -1;
+	}
+	rc = mcp__json_parse_message(data, len, &f, &whole, &e);
+	if (rc < 0) {
+		snprintf(why, sizeof(why), "%s: %s at byte %zu",
+		    e.code == MCP_JSON_ESYNTAX ? "parse error" :
+		    "message refused", e.text, e.position);
+		code = e.code == MCP_JSON_ESYNTAX ? MCP_RPC_PARSE_ERROR :
+		    e.code == MCP_JSON_ENOMEM ? MCP_RPC_INTERNAL_ERROR :
+		    MCP_RPC_INVALID_REQUEST;
+		id = e.code == MCP_JSON_ESYNTAX ? NULL : id_of(data, len);
+		if (srv->metrics.on)
+			mcp__metrics_answer(&srv->metrics, MM_INVALID,
+			    MO_ERROR, code);
+		mcp__rpc_error(err, id, code, why, NULL);
+		json_decref(id);
+		return -1;
+	}
+	if (rc == 1)
+		mcp__rpc_fields_clear(&f);
+	json_decref(whole);
+	return 0;
+}
+
 int
 mcp__protocol_input(struct session *s, const char *data, size_t len,
     struct buf *err)

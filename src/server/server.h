@@ -602,7 +602,8 @@ struct session_ops {
 	void	(*relay)(struct session *s, int kind, const char *tag,
 		    const char *json, size_t len);
 };
-enum { RELAY_ANSWER = 'r', RELAY_CANCEL = 'c', RELAY_READY = 'i' };
+enum { RELAY_ANSWER = 'r', RELAY_CANCEL = 'c', RELAY_READY = 'i',
+	RELAY_POST = 'p' /* a POST /messages, for a legacy SSE stream */ };
 
 struct session {
 	struct entry			 addr;		/* srv->feat.addrs; key:
@@ -926,6 +927,9 @@ void	 mcp__relay_closed(struct session *s) MCP_HIDDEN;
  * as a JSON-RPC error and -1 returned (HTTP answers it in the body). */
 int	 mcp__protocol_input(struct session *s, const char *data, size_t len,
 	    struct buf *err) MCP_HIDDEN;
+/* Its 400s, with no session (ERR filled): 0 when DATA would go on. */
+int	 mcp__protocol_precheck(struct mcp_server *srv, const char *data,
+	    size_t len, struct buf *err) MCP_HIDDEN;
 /* Loop: a call came back from the pool, or a note from a running one. */
 void	 mcp__protocol_complete(struct mcp_call *c) MCP_HIDDEN;
 void	 mcp__protocol_note(struct mcp_call *n) MCP_HIDDEN;

@@ -22,6 +22,7 @@ struct ssess;
 struct sconn;
 struct route;
 struct lookup;
+struct sse_relay;
 
 /* Per request, in *req_cls. */
 struct req {
@@ -41,6 +42,7 @@ struct req {
 	const char	*version;
 	struct buf	 body;
 	struct route	*route;		/* /mcp: a POST waiting on it */
+	struct sse_relay *relay;	/* /messages: waiting on Redis */
 	struct identity	*ident;		/* who sent it (a reference), or NULL */
 };
 
@@ -130,6 +132,7 @@ struct http {
 	struct sse_stream	*buckets[SSE_BUCKETS];
 	struct sse_stream	*streams;	/* every live stream */
 	int			 nstreams;
+	struct sse_relay	*relays;	/* --redis: POSTs relayed */
 	/* transport_streamable.c */
 	struct ssess		*sbuckets[SSE_BUCKETS];
 	struct ssess		*ssessions;

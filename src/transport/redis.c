@@ -130,6 +130,20 @@ static const char beat_script[] =
     "out[#out + 1] = t .. ' ' .. n end end "
     "return out";
 
+/*
+ * A POST /messages for a legacy SSE session held elsewhere: KEYS[1]
+ * (<prefix>sse:<sid>) holds "<tag> <who>" (who: "-" anonymous, or "s"
+ * and the subject); if it names the subject ARGV[3], ARGV[2] is
+ * PUBLISHed on <prefix>inst:<tag> (ARGV[1] the prefix). Answers 0: no
+ * such key; -1: another subject's; 1 + the listeners: 1 is none.
+ */
+static const char sse_post_script[] =
+    "local v = redis.call('GET', KEYS[1]) "
+    "if not v then return 0 end "
+    "if string.sub(v, 10) ~= ARGV[3] then return -1 end "
+    "return 1 + redis.call('PUBLISH', ARGV[1] .. 'inst:' .. "
+    "string.sub(v, 1, 8), ARGV[2])";
+
 /* The entries of KEYS[1] of route ARGV[1] (at their offset 2), oldest
  * first, the last ARGV[2] of them: a route's end is in its newest (the
  * stream, trimmed with ~, may hold a few more than that). */
@@ -209,6 +223,7 @@ struct op {
 	struct store	*st;
 	store_fn	 fn;
 	store_list_fn	 lfn;		/* an array's, instead */
+	store_int_fn	 ifn;		/* an integer's, instead */
 	void		*arg;
 };
 
@@ -852,6 +867,16 @@ op_cb(redisAsyncContext *ac, void *r, void *privdata)
 		free(op);
 		return;
 	}
+	if (op->ifn != NULL) {
+		if (reply != NULL && reply->type == REDIS_REPLY_ERROR)
+			MCP_LOG(MCP_LOG_WARN, "redis: error reply: %.120s",
+			    reply->str);
+		op->ifn(op->arg, reply != NULL && reply->type ==
+		    REDIS_REPLY_INTEGER ? ST_OK : ST_ERR, reply != NULL &&
+		    reply->type == REDIS_REPLY_INTEGER ? reply->integer : 0);
+		free(op);
+		return;
+	}
 	if (reply == NULL)
 		status = ST_ERR;
 	else if (reply->type == REDIS_REPLY_NIL)
@@ -895,6 +920,7 @@ command(struct store *st, store_fn fn, void *arg, int argc,
 	op->st = st;
 	op->fn = fn;
 	op->lfn = NULL;
+	op->ifn = NULL;
 	op->arg = arg;
 	return send_op(st, op, argc, argv, argvlen);
 }
@@ -1290,4 +1316,119 @@ beat_cb(struct ev_loop *loop, ev_timer *w, int revents)
 		st->beat_on = on;
 	}
 	mcp__buf_free(&calls);
+}
+
+/* ---- legacy SSE streams: <prefix>sse:<sid> ----------------------------- */
+
+static size_t
+sse_key(const struct store *st, const char *sid, char *out, size_t max)
+{
+	int	 n;
+
+	n = snprintf(out, max, "%ssse:%s", st->prefix, sid);
+	return n > 0 && (size_t)n < max ? (size_t)n : 0;
+}
+
+/* "<tag> -" or "<tag> s<subject>": who holds the stream, for whom. */
+static int
+sse_who(struct buf *b, const char *tag, const char *subject)
+{
+	if (mcp__buf_add(b, tag, 8) != MCP_OK ||
+	    mcp__buf_addc(b, ' ') != MCP_OK)
+		return -1;
+	if (subject == NULL)
+		return mcp__buf_addc(b, '-') == MCP_OK ? 0 : -1;
+	if (mcp__buf_addc(b, 's') != MCP_OK ||
+	    mcp__buf_add(b, subject, strlen(subject)) != MCP_OK)
+		return -1;
+	return 0;
+}
+
+int
+mcp__store_sse_hold(struct store *st, const char *sid, const char *subject,
+    int ttl)
+{
+	char		 key[PREFIX_MAX + 48], secs[24];
+	const char	*argv[5];
+	size_t		 lens[5];
+	struct buf	 b = { 0 };
+	int		 rc;
+
+	if (sse_who(&b, st->tag, subject) != 0) {
+		mcp__buf_free(&b);
+		return -1;
+	}
+	argv[0] = "SET";
+	lens[0] = 3;
+	argv[1] = key;
+	lens[1] = sse_key(st, sid, key, sizeof(key));
+	argv[2] = b.data;
+	lens[2] = b.len;
+	argv[3] = "EX";
+	lens[3] = 2;
+	argv[4] = secs;
+	lens[4] = (size_t)snprintf(secs, sizeof(secs), "%d", ttl);
+	rc = command(st, NULL, NULL, 5, argv, lens);
+	mcp__buf_free(&b);
+	return rc;
+}
+
+int
+mcp__store_sse_drop(struct store *st, const char *sid)
+{
+	char		 key[PREFIX_MAX + 48];
+	const char	*argv[2];
+	size_t		 lens[2];
+
+	argv[0] = "DEL";
+	lens[0] = 3;
+	argv[1] = key;
+	lens[1] = sse_key(st, sid, key, sizeof(key));
+	return command(st, NULL, NULL, 2, argv, lens);
+}
+
+int
+mcp__store_sse_post(struct store *st, const char *sid, const char *subject,
+    const char *json, size_t len, store_int_fn fn, void *arg)
+{
+	char		 key[PREFIX_MAX + 48];
+	const char	*argv[7];
+	size_t		 lens[7];
+	struct buf	 msg = { 0 }, who = { 0 };
+	struct op	*op;
+	int		 rc = -1;
+
+	if (st->freeing || !st->cmd.up || st->cmd.ac == NULL ||
+	    strlen(sid) != 32)
+		return -1;
+	if (mcp__buf_addc(&msg, RELAY_POST) != MCP_OK ||
+	    mcp__buf_addc(&msg, ' ') != MCP_OK ||
+	    mcp__buf_add(&msg, sid, 32) != MCP_OK ||
+	    mcp__buf_addc(&msg, ' ') != MCP_OK ||
+	    mcp__buf_add(&msg, json, len) != MCP_OK ||
+	    sse_who(&who, "        ", subject) != 0 ||
+	    (op = calloc(1, sizeof(*op))) == NULL)
+		goto out;
+	op->st = st;
+	op->ifn = fn;
+	op->arg = arg;
+	argv[0] = "EVAL";
+	lens[0] = 4;
+	argv[1] = sse_post_script;
+	lens[1] = sizeof(sse_post_script) - 1;
+	argv[2] = "1";
+	lens[2] = 1;
+	argv[3] = key;
+	lens[3] = sse_key(st, sid, key, sizeof(key));
+	argv[4] = st->prefix;
+	lens[4] = strlen(st->prefix);
+	argv[5] = msg.data;
+	lens[5] = msg.len;
+	argv[6] = who.data + 9;		/* what follows "<tag> " */
+	lens[6] = who.len - 9;
+	rc = send_op(st, op, 7, argv, lens);
+out:
+	mcp__buf_free(&msg);
+	mcp__buf_free(&who);
+	return rc;
 }

@@ -182,6 +182,27 @@ int	 mcp__store_range(struct store *st, const char *sid,
 int	 mcp__store_sub(struct store *st, const char *sid, int on)
 	    MCP_HIDDEN;
 
+/*
+ * Legacy SSE streams (transport_sse.c): the instance holding a stream
+ * records it in <prefix>sse:<sid> ("<tag> <who>", TTL renewed while it
+ * lives, deleted when it ends); a POST /messages reaching another
+ * instance is relayed there ("p SID JSON" on <prefix>inst:<tag>).
+ */
+typedef void	(*store_int_fn)(void *arg, int status, long long n);
+/* SET <prefix>sse:SID to this instance, for SUBJECT (NULL: anonymous),
+ * TTL s. */
+int	 mcp__store_sse_hold(struct store *st, const char *sid,
+	    const char *subject, int ttl) MCP_HIDDEN;
+/* DEL it: the stream ended. */
+int	 mcp__store_sse_drop(struct store *st, const char *sid) MCP_HIDDEN;
+/* One EVAL: JSON relayed to the instance holding SID's stream if it
+ * holds it for SUBJECT. FN (always once, unless this returns non-zero)
+ * gets ST_OK and 0 (no such stream), -1 (another subject's), 1 (its
+ * instance is not listening) or more (relayed); or ST_ERR. */
+int	 mcp__store_sse_post(struct store *st, const char *sid,
+	    const char *subject, const char *json, size_t len,
+	    store_int_fn fn, void *arg) MCP_HIDDEN;
+
 /* The MCP transports over HTTP, by the routes they take. */
 enum {
 	HT_SSE,		/* GET /sse, POST /messages */
@@ -195,6 +216,13 @@ void	 mcp__streamable_ended(void *h, const char *sid) MCP_HIDDEN;
 /* The store's store_ev_fn, with the daemon H. */
 void	 mcp__streamable_event(void *h, int what, const char *sid,
 	    const char *val, size_t len) MCP_HIDDEN;
+/* A POST relayed from another instance for legacy SSE session SID
+ * (JSON, LEN bytes, untrusted), handled as if POSTed here. */
+void	 mcp__sse_relayed(void *h, const char *sid, const char *json,
+	    size_t len) MCP_HIDDEN;
+/* The subscriber is back (Redis may have restarted empty): the keys of
+ * the streams held here are written again. */
+void	 mcp__sse_resub(void *h) MCP_HIDDEN;
 /* The store's store_beat_fn, with the daemon H. */
 int	 mcp__streamable_calls(void *h, struct buf *out) MCP_HIDDEN;
 long	 mcp__streamable_maxlen(const void *h) MCP_HIDDEN;

@@ -8,7 +8,17 @@
  * does not look at a suspended connection, so its socket is watched
  * (mcp__http_watch): a client that leaves ends its session at once.
  * Keepalive comments keep proxies from cutting an idle stream, and a
- * stall bound cuts a client that stopped reading. Loop thread only.
+ * stall bound cuts a client that stopped reading.
+ *
+ * With --redis, the instance holding a stream records it in Redis
+ * (<prefix>sse:<sid>, renewed every HOLD_EVERY s, living HOLD_TTL s,
+ * deleted when the stream ends), and a POST /messages for a session
+ * another instance holds is relayed there in one EVAL (the key looked
+ * up and the message PUBLISHed on that instance's channel), the POST
+ * suspended meanwhile: 202 once relayed, 404 when no instance holds
+ * it, 503 when Redis (or the instance holding it) does not answer.
+ * The instance holding it handles the message as if POSTed there
+ * (mcp__sse_relayed). Loop thread only.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -35,6 +45,21 @@ struct sse_stream {
 	int			 suspended;
 	int			 ending;	/* finish once out is empty */
 	int			 cut;		/* connection shut down */
+	double			 held_at;	/* --redis: its key last set */
+};
+
+#define HOLD_EVERY	5.0	/* s between renewals of a stream's key */
+#define HOLD_TTL	15	/* s it lives: 3 renewals */
+
+/* --redis: a POST /messages for a stream held elsewhere, relayed. */
+struct sse_relay {
+	struct sse_relay	*next;
+	struct http		*h;
+	struct MHD_Connection	*conn;
+	int			 done;		/* Redis answered */
+	int			 dead;		/* its request is gone */
+	int			 status;	/* ST_* */
+	long long		 n;		/* the script's answer */
 };
 
 static int	 sse_send(struct session *, void *, const char *, size_t,
@@ -186,6 +211,17 @@ sse_end(struct session *s)
 	resume(st);
 }
 
+/* --redis: ST is held here, for whoever opened it (its key set). */
+static void
+hold(struct sse_stream *st)
+{
+	struct identity	*id = st->sess->ident;
+
+	if (mcp__store_sse_hold(st->h->conf->store, st->id, id != NULL ?
+	    id->subject : NULL, HOLD_TTL) == 0)
+		st->held_at = ev_now(st->h->srv->loop);
+}
+
 /* MHD is done with the response: the connection closed or finished. */
 static void
 stream_free(void *cls)
@@ -207,6 +243,10 @@ stream_free(void *cls)
 	if (st->next != NULL)
 		st->next->prev = st->prev;
 	h->nstreams--;
+	/* Its key goes now; with Redis away (or freed: shutting down), by
+	 * its TTL. */
+	if (h->conf->store != NULL)
+		(void)mcp__store_sse_drop(h->conf->store, st->id);
 	ev_timer_stop(h->srv->loop, &st->ka);
 	mcp__http_unwatch(&st->pw);
 	if (st->sess->pending > 0)
@@ -239,6 +279,8 @@ keepalive_cb(struct ev_loop *loop, ev_timer *w, int revents)
 }
 
 static void	 link_stream(struct http *, struct sse_stream *);
+static enum MHD_Result relay_post(struct http *, struct MHD_Connection *,
+		    struct req *);
 
 /* GET /sse: a new session, its stream, and the endpoint event. */
 static enum MHD_Result
@@ -309,6 +351,8 @@ sse_open(struct http *h, struct MHD_Connection *conn, const char *sid,
 	mcp__http_serving(conn);
 	memcpy(st->sess->id, st->id, sizeof(st->id));
 	mcp__http_set_session(conn, st->id);
+	if (h->conf->store != NULL)
+		hold(st);
 	mcp__metrics_session_open(st->sess, MT_SSE);
 	MCP_LOG(MCP_LOG_INFO, "sse: session %.8s opened (%d open)", st->id,
 	    h->nstreams);
@@ -349,6 +393,8 @@ sse_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 	int			 rc;
 
 	st = find(h, rq->sid);
+	if (st == NULL && h->conf->store != NULL)
+		return relay_post(h, conn, rq);
 	if (st == NULL || st->ending)
 		return mcp__http_reply_rpc(conn, 404, MCP_RPC_INVALID_REQUEST,
 		    "session not found", origin);
@@ -367,6 +413,231 @@ sse_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		return rc;
 	}
 	return mcp__http_reply(conn, 202, NULL, "", 0, origin);
+}
+
+/* ---- --redis: POSTs for streams held elsewhere ------------------------ */
+
+static void
+relay_unlink(struct sse_relay *rl)
+{
+	struct sse_relay	**pp;
+
+	for (pp = &rl->h->relays; *pp != NULL; pp = &(*pp)->next)
+		if (*pp == rl) {
+			*pp = rl->next;
+			break;
+		}
+}
+
+/* Redis answered the relay: its POST goes on (sse_resumed). */
+static void
+relay_cb(void *arg, int status, long long n)
+{
+	struct sse_relay	*rl = arg;
+
+	if (rl->dead) {
+		free(rl);
+		return;
+	}
+	rl->done = 1;
+	rl->status = status;
+	rl->n = n;
+	MHD_resume_connection(rl->conn);
+	mcp__http_wake(rl->h);
+}
+
+/* Is SID an id as we make them: 32 lower-case hex digits? */
+static int
+our_id(const char *sid)
+{
+	size_t	 i;
+
+	for (i = 0; i < 32; i++)
+		if (!((sid[i] >= '0' && sid[i] <= '9') ||
+		    (sid[i] >= 'a' && sid[i] <= 'f')))
+			return 0;
+	return sid[32] == '\0';
+}
+
+/*
+ * A POST for a session not held here: what would be refused here with
+ * a 400 is refused now; the rest is relayed to the instance holding
+ * its stream, the POST suspended until Redis answers.
+ */
+static enum MHD_Result
+relay_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
+{
+	struct sse_relay	*rl;
+	struct buf		 err = { 0 };
+	const char		*body = rq->body.data != NULL ?
+				    rq->body.data : "", *why;
+	size_t			 len = rq->body.len;
+	int			 rc;
+
+	if (!our_id(rq->sid))
+		return mcp__http_reply_rpc(conn, 404, MCP_RPC_INVALID_REQUEST,
+		    "session not found", rq->origin);
+	if (h->srv->draining) {
+		mcp__http_refused(h, ML_DRAINING);
+		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    "server shutting down", rq->origin);
+	}
+	if (mcp__protocol_precheck(h->srv, body, len, &err) != 0) {
+		rc = mcp__http_reply(conn, 400, "application/json", err.data,
+		    err.len, rq->origin);
+		mcp__buf_free(&err);
+		return rc;
+	}
+	if (len > STORE_MAX_EVENT - 64)
+		return mcp__http_reply_rpc(conn, 413, MCP_RPC_INVALID_REQUEST,
+		    "message too large to relay to the instance holding its "
+		    "session", rq->origin);
+	if ((why = mcp__store_down(h->conf->store)) != NULL)
+		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY, why,
+		    rq->origin);
+	rl = calloc(1, sizeof(*rl));
+	if (rl == NULL)
+		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    "out of memory", rq->origin);
+	rl->h = h;
+	rl->conn = conn;
+	if (mcp__store_sse_post(h->conf->store, rq->sid, h->ident != NULL ?
+	    h->ident->subject : NULL, body, len, relay_cb, rl) != 0) {
+		free(rl);
+		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    "session store unavailable", rq->origin);
+	}
+	rl->next = h->relays;
+	h->relays = rl;
+	rq->relay = rl;
+	rq->posted = 1;		/* resumed: sse_resumed */
+	MHD_suspend_connection(conn);
+	return MHD_YES;
+}
+
+/* A relayed POST is back: answered by what Redis said. */
+static enum MHD_Result
+sse_resumed(struct http *h, struct MHD_Connection *conn, struct req *rq)
+{
+	struct sse_relay	*rl = rq->relay;
+	int			 status;
+	long long		 n;
+	const char		*why;
+
+	if (rl == NULL)
+		return mcp__http_reply_rpc(conn, 404, MCP_RPC_INVALID_REQUEST,
+		    "session not found", rq->origin);
+	rq->relay = NULL;
+	relay_unlink(rl);
+	if (!rl->done) {	/* the server stops before Redis answered */
+		rl->dead = 1;	/* relay_cb frees it */
+		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    "server shutting down", rq->origin);
+	}
+	status = rl->status;
+	n = rl->n;
+	free(rl);
+	if (status != ST_OK) {
+		why = h->conf->store != NULL ?
+		    mcp__store_down(h->conf->store) : NULL;
+		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    why != NULL ? why : "session store unavailable: Redis "
+		    "failed to answer", rq->origin);
+	}
+	if (n == 0)
+		return mcp__http_reply_rpc(conn, 404, MCP_RPC_INVALID_REQUEST,
+		    "session not found", rq->origin);
+	if (n < 0) {
+		MCP_LOG(MCP_LOG_INFO, "http: 403: session %.8s belongs to "
+		    "another identity", rq->sid);
+		return mcp__http_reply_rpc(conn, 403, MCP_RPC_INVALID_REQUEST,
+		    "Forbidden: the session belongs to another identity",
+		    rq->origin);
+	}
+	if (n == 1) {
+		mcp_log(MCP_LOG_WARN, "sse: session %.8s: the instance "
+		    "holding its stream is not listening on Redis", rq->sid);
+		return mcp__http_reply_rpc(conn, 503, MCP_RPC_SERVER_BUSY,
+		    "the instance holding this session does not answer",
+		    rq->origin);
+	}
+	MCP_LOG(MCP_LOG_INFO, "sse: session %.8s: a message relayed to the "
+	    "instance holding its stream", rq->sid);
+	return mcp__http_reply(conn, 202, NULL, "", 0, rq->origin);
+}
+
+/* Its request is done: a relay still waiting on Redis is let go. */
+static void
+sse_req_done(struct req *rq)
+{
+	struct sse_relay	*rl = rq->relay;
+
+	if (rl == NULL)
+		return;
+	rq->relay = NULL;
+	relay_unlink(rl);
+	if (rl->done)
+		free(rl);
+	else
+		rl->dead = 1;
+}
+
+void
+mcp__sse_relayed(void *arg, const char *sid, const char *json, size_t len)
+{
+	struct http		*h = arg;
+	struct sse_stream	*st = find(h, sid);
+	struct buf		 err = { 0 };
+
+	if (st == NULL || st->ending) {
+		mcp_log(MCP_LOG_WARN, "sse: session %.8s: a relayed message "
+		    "for a stream not held here (%zu bytes): dropped", sid,
+		    len);
+		return;
+	}
+	if (h->srv->draining) {
+		mcp_log(MCP_LOG_WARN, "sse: session %.8s: a relayed message "
+		    "while shutting down: dropped", sid);
+		return;
+	}
+	/* The instance that took the POST answered its 400s: one here is
+	 * not of ours. */
+	if (mcp__protocol_precheck(h->srv, json, len, &err) != 0 ||
+	    memchr(json, '\0', len) != NULL) {
+		mcp__buf_free(&err);
+		mcp_log(MCP_LOG_WARN, "sse: session %.8s: a relayed message "
+		    "not of ours (%zu bytes, not a message): dropped", sid,
+		    len);
+		return;
+	}
+	MCP_LOG(MCP_LOG_INFO, "sse: session %.8s: a message relayed from "
+	    "another instance (%zu bytes)", sid, len);
+	/* As if POSTed here: its answer goes down the stream. */
+	(void)mcp__protocol_input(st->sess, json, len, NULL);
+}
+
+void
+mcp__sse_resub(void *arg)
+{
+	struct http		*h = arg;
+	struct sse_stream	*st;
+
+	/* Redis may have restarted empty: every key at the next sweep. */
+	for (st = h->streams; st != NULL; st = st->next)
+		st->held_at = -HOLD_EVERY;
+}
+
+/* Once a second: the keys of the streams held here are renewed. */
+static void
+sse_sweep(struct http *h, double now)
+{
+	struct sse_stream	*st;
+
+	if (h->conf->store == NULL)
+		return;
+	for (st = h->streams; st != NULL; st = st->next)
+		if (!st->ending && now - st->held_at >= HOLD_EVERY)
+			hold(st);
 }
 
 /* Is any session still owed an answer, or any byte still queued? */
@@ -414,6 +685,9 @@ sse_streams(struct http *h)
 const struct http_transport mcp__sse_transport = {
 	.get = sse_open,
 	.post = sse_post,
+	.resumed = sse_resumed,
+	.req_done = sse_req_done,
+	.sweep = sse_sweep,
 	.busy = sse_busy,
 	.end_all = sse_end_all,
 	.streams = sse_streams,

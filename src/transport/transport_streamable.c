@@ -2596,6 +2596,7 @@ mcp__streamable_event(void *arg, int what, const char *sid,
 	char		 num[24];
 
 	if (what == SEV_RESUB) {
+		mcp__sse_resub(h);
 		for (ss = h->ssessions; ss != NULL; ss = ss->next) {
 			if (ss->sub == 0)
 				continue;
@@ -2609,6 +2610,10 @@ mcp__streamable_event(void *arg, int what, const char *sid,
 					cut(r->sc, MCP_LOG_INFO, "its events "
 					    "from Redis may have a gap");
 		}
+		return;
+	}
+	if (what == SEV_RELAY && len > 35 && val[0] == RELAY_POST) {
+		mcp__sse_relayed(h, sid, val + 35, len - 35);
 		return;
 	}
 	if ((ss = find(h, sid)) == NULL || ss->stateless)
