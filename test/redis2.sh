@@ -25,6 +25,9 @@
 #   - kill -9 of an instance running a streamed call: another instance
 #     (one: a lock) writes an error answer into the call's event log, so
 #     that a resumption gets it, not silence;
+#   - kill -9 of the instance holding a client's resumed stream while the
+#     call runs on another: resumed again, the rest and the answer, and
+#     the session goes on;
 #   - Redis stopped: a resumption on another instance gets 503 with the
 #     reason; Redis back: it works again.
 # Prints TAP; everything it starts is stopped by PID.
@@ -564,7 +567,34 @@ resume "http://127.0.0.1:$port_3/mcp" "$s8" "$last" "$tmp/lost2" 5
 tr -d '\r' <"$tmp/lost2" | sed -n 's/^data: //p' | tail -n 1 | grep -q 'was lost'
 ok $? "resumed later on instance 3: the same error answer, from the log (got $code)" "$tmp/lost2"
 
-for k in 2 3 4 5 6 7; do
+# ---- the instance holding a resumed stream lost, the call elsewhere -------
+
+open_session "http://127.0.0.1:$port_2/mcp"
+s9=$sid
+cut_post "http://127.0.0.1:$port_2/mcp" "$s9" 60 3000 0.5 "$tmp/cut9"
+curl -sN -o "$tmp/got9" --max-time 6 -H 'Accept: text/event-stream' \
+    -H "Mcp-Session-Id: $s9" -H "MCP-Protocol-Version: $V" \
+    -H "Last-Event-ID: $last" "http://127.0.0.1:$port_3/mcp" &
+cpid=$!
+sleep 1.2
+kill -KILL "$pid_3"
+wait "$pid_3" 2>/dev/null
+wait "$cpid" 2>/dev/null
+pids=$(echo "$pids" | sed "s/ $pid_3//")
+last9=$(tr -d '\r' <"$tmp/got9" | sed -n 's/^id: //p' | tail -n 1)
+grep -q '"progress":' "$tmp/got9" && [ -n "$last9" ]
+ok $? "a call on instance 2, its stream resumed on instance 3, which is then killed (-9) mid-stream: it had followed the call there (last id $last9)" \
+    "$tmp/got9"
+cat "$tmp/cut9" "$tmp/got9" >"$tmp/seen9"
+resume "http://127.0.0.1:$port_2/mcp" "$s9" "${last9:-$last}" "$tmp/got9b"
+[ "$code" = 200 ] && check_resumed "$tmp/seen9" "$tmp/got9b" 3000
+ok $? "resumed again on instance 2 from the id instance 3 gave last: the rest and the answer, once each, in order (got $code)" \
+    "$tmp/got9b"
+post "http://127.0.0.1:$port_2/mcp" "$ping" "$s9"
+[ "$code" = 200 ] && grep -q '"result":{}' "$tmp/resp"
+ok $? "the session goes on: a ping answered (got $code)" "$tmp/resp"
+
+for k in 2 4 5 6 7; do
 	eval "p=\$pid_$k"
 	stop "$p"
 	[ "$status" = 0 ] || break
