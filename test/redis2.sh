@@ -25,6 +25,8 @@
 #   - kill -9 of an instance running a streamed call: another instance
 #     (one: a lock) writes an error answer into the call's event log, so
 #     that a resumption gets it, not silence;
+#   - the official TypeScript SDK's own resumption (a resumption token,
+#     a new connection, a GET with Last-Event-ID) through nginx, 3 times;
 #   - kill -9 of the instance holding a client's resumed stream while the
 #     call runs on another: resumed again, the rest and the answer, and
 #     the session goes on;
@@ -496,6 +498,30 @@ rcli --scan --pattern "${prefix}*" >"$tmp/keys"
 left=$(grep -c -e "${s1:-none}" -e "${s2:-none}" -e "${s3:-none}" "$tmp/keys")
 [ -n "$s1" ] && [ -n "$s2" ] && [ -n "$s3" ] && [ "$left" -eq 0 ]
 ok $? "after DELETE no key of the three sessions is left, events: too ($left, SCAN)" "$tmp/keys"
+
+# ---- the SDK's own resumption through nginx --------------------------------
+
+from_log() {	# how many streams instances 1 to 3 resumed from Redis's log
+	cat "$tmp/srv1.log" "$tmp/srv2.log" "$tmp/srv3.log" |
+	    grep -c "resumed from Redis's log"
+}
+r0=$(from_log)
+node test/node/redis-resume.mjs --url "$url" >"$tmp/resume.tap" \
+    2>"$tmp/resume.err"
+node_rc=$?
+r1=$(from_log)
+while IFS= read -r line; do
+	case $line in
+	"ok "*) ok 0 "SDK resumption: ${line#ok * - }" ;;
+	"not ok "*) ok 1 "SDK resumption: ${line#not ok * - }" ;;
+	"1.."*) ;;
+	*) echo "$line" ;;
+	esac
+done <"$tmp/resume.tap"
+[ $node_rc -eq 0 ] && grep -q '^1\.\.' "$tmp/resume.tap"
+ok $? "test/node/redis-resume.mjs ran to its end (exit $node_rc)" "$tmp/resume.err"
+[ $((r1 - r0)) -ge 1 ]
+ok $? "at least one of those GETs reached another instance than the call's, which replayed from Redis ($((r1 - r0)) of 3)"
 
 # ---- Redis stopped, and back -------------------------------------------------
 
