@@ -125,14 +125,15 @@ sleep 0.5
 [ -n "$child" ] && ! kill -0 "$child" 2>/dev/null
 ok $? "SIGTERM mid-call on stdio: the server it started is gone (pid $child)"
 
-# Over HTTP: the server hears of it, the call cancelled, the session
-# deleted.
+# Over HTTP: the server hears of it, the call cancelled, and in a
+# legacy session the session deleted.
 metric() {	# metric NAME{LABELS}: its value, or 0
 	curl -s "$D/metrics" | awk -v k="$1" '$1 == k { print $2; f = 1 } END { if (!f) print 0 }'
 }
 c0=$(metric 'mcp_requests_total{method="tools/call",outcome="cancelled"}')
 d0=$(metric 'mcp_sessions_ended_total{transport="streamable_http",reason="deleted"}')
-"$CALL" --url $D/mcp call sleep ms=60000 >/dev/null 2>"$tmp/term2.err" &
+"$CALL" --protocol 2025-11-25 --url $D/mcp call sleep ms=60000 >/dev/null \
+    2>"$tmp/term2.err" &
 cpid=$!
 sleep 1.5
 kill -TERM "$cpid"
@@ -142,7 +143,20 @@ sleep 0.5
 c1=$(metric 'mcp_requests_total{method="tools/call",outcome="cancelled"}')
 d1=$(metric 'mcp_sessions_ended_total{transport="streamable_http",reason="deleted"}')
 [ "$rc" -eq 143 ] && [ "$c1" = $((c0 + 1)) ] && [ "$d1" = $((d0 + 1)) ]
-ok $? "SIGTERM mid-call over HTTP: exit 143, the server counts the call cancelled ($c0 -> $c1) and the session deleted ($d0 -> $d1)" "$tmp/term2.err"
+ok $? "SIGTERM mid-call over HTTP (2025-11-25): exit 143, the server counts the call cancelled ($c0 -> $c1) and the session deleted ($d0 -> $d1)" "$tmp/term2.err"
+# In 2026-07-28 (mcp-call's choice against mcp-demo) there is no session:
+# the closed response stream is the cancel.
+"$CALL" --url $D/mcp call sleep ms=60000 >/dev/null 2>"$tmp/term3.err" &
+cpid=$!
+sleep 1.5
+kill -TERM "$cpid"
+wait "$cpid"
+rc=$?
+sleep 0.5
+c2=$(metric 'mcp_requests_total{method="tools/call",outcome="cancelled"}')
+d2=$(metric 'mcp_sessions_ended_total{transport="streamable_http",reason="deleted"}')
+[ "$rc" -eq 143 ] && [ "$c2" = $((c1 + 1)) ] && [ "$d2" = "$d1" ]
+ok $? "SIGTERM mid-call over HTTP (2026-07-28): exit 143, the closed stream cancels the call ($c1 -> $c2), no session to delete ($d1 -> $d2)" "$tmp/term3.err"
 
 for t in stdio mcp sse nmcp nsse nprog gmcp gsse gprog gnmcp gnsse; do
 	eval "wait \$pid_$t"
