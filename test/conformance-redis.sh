@@ -44,15 +44,7 @@ cleanup() {
 trap cleanup EXIT
 trap 'cleanup; exit 1' INT TERM HUP
 
-redis-server --port 0 --unixsocket "$sock" --save '' --appendonly no \
-    --dir "$tmp" >"$tmp/redis.log" 2>&1 &
-rpid=$!
-i=0
-while [ $i -lt 50 ] && [ "$(redis-cli -s "$sock" ping 2>/dev/null)" != PONG ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-[ "$(redis-cli -s "$sock" ping 2>/dev/null)" = PONG ]
+start_redis
 ok $? "redis-server on $sock" "$tmp/redis.log"
 
 # (k, not n: n is test/lib.sh's count of assertions.)

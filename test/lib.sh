@@ -145,6 +145,27 @@ logged_port() {
 	return 1
 }
 
+# The Redis tests' redis-server: on the unix socket $sock, its files and
+# log in $tmp, no persistence. rcli ARGS...: redis-cli on it.
+# start_redis: starts one (its pid in $rpid), 0 once it answers PING
+# (5 s at most).
+rcli() {
+	redis-cli -s "$sock" "$@"
+}
+
+start_redis() {
+	redis-server --port 0 --unixsocket "$sock" --save '' --appendonly no \
+	    --dir "$tmp" >>"$tmp/redis.log" 2>&1 &
+	rpid=$!
+	_i=0
+	while [ $_i -lt 50 ]; do
+		[ "$(rcli ping 2>/dev/null)" = PONG ] && return 0
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	return 1
+}
+
 # nginx_main DIR CONF...: DIR/nginx.conf, an nginx main config for one
 # process in the foreground that keeps every file it writes in DIR and
 # includes each server-block file CONF.

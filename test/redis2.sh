@@ -67,22 +67,6 @@ trap cleanup EXIT
 trap 'cleanup; exit 1' INT TERM HUP
 
 OK_TAIL=30
-rcli() {
-	redis-cli -s "$sock" "$@"
-}
-
-start_redis() {
-	redis-server --port 0 --unixsocket "$sock" --save '' --appendonly no \
-	    --dir "$tmp" >>"$tmp/redis.log" 2>&1 &
-	rpid=$!
-	_i=0
-	while [ $_i -lt 50 ]; do
-		[ "$(rcli ping 2>/dev/null)" = PONG ] && return 0
-		sleep 0.1
-		_i=$((_i + 1))
-	done
-	return 1
-}
 start_redis
 ok $? "redis-server on $sock" "$tmp/redis.log"
 
