@@ -918,9 +918,11 @@ typedef void	(*tstore_list_fn)(void *arg, int status, size_t n,
 		    const char *const *vals, const size_t *lens);
 struct task_store {
 	/* SET task ID's record REC (LEN bytes) for TTL ms; SID (or NULL):
-	 * the session whose index names it. */
+	 * the session whose index names it; WORKING: it has just started
+	 * (the heartbeat is to name it at once). */
 	int	(*put)(void *st, const char *id, const char *sid,
-		    const char *rec, size_t len, long long ttl_ms);
+		    const char *rec, size_t len, long long ttl_ms,
+		    int working);
 	int	(*get)(void *st, const char *id, size_t max, tstore_fn fn,
 		    void *arg);
 	int	(*del)(void *st, const char *id, const char *sid);

@@ -120,7 +120,7 @@ mcp__taskshare_put(struct task *t)
 	ttl = mcp__task_terminal(t) ? t->ttl_ms :
 	    (long long)srv->task_ttl_ms + WORKING_SLACK;
 	if (srv->tshare->put(srv->tshare_st, t->id, t->era ? NULL :
-	    t->sess->id, rec, strlen(rec), ttl) != 0)
+	    t->sess->id, rec, strlen(rec), ttl, !mcp__task_terminal(t)) != 0)
 		MCP_LOG(MCP_LOG_WARN, "tasks: task %s: Redis is away: other "
 		    "instances see it as it was", t->id);
 	free(rec);

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <netdb.h>
 #include <poll.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -267,6 +268,7 @@ struct store {
 	long			 beat_max;	/* the events' MAXLEN, TTL */
 	int			 beat_ttl;
 	int			 beating;	/* a beat unanswered */
+	int			 beat_again;	/* ... and another wanted */
 	int			 beat_on;	/* its keys are in Redis */
 	ev_timer		 beat;
 	/* Deletes asked for while Redis was away (a first write that may
@@ -290,11 +292,156 @@ struct op {
 
 static void	 rconn_start(struct rconn *);
 static void	 flush_later(struct store *);
-static int	 send_op(struct store *, struct op *, int, const char **,
-		    const size_t *);
-static int	 command(struct store *, store_fn, void *, int,
-		    const char **, const size_t *);
+struct cmd;
+static int	 send_op(struct store *, struct op *, struct cmd *);
+static int	 command(struct store *, store_fn, void *, struct cmd *);
 static void	 beat_cb(struct ev_loop *, ev_timer *, int);
+
+/* ---- commands ------------------------------------------------------------ */
+
+/*
+ * A command as it is built, word by word: a word is the caller's bytes
+ * (which must outlive the send), or formatted into the command's own
+ * room (keys, numbers). Past CMD_WORDS the words go to the heap; a word
+ * that does not fit its room spoils the command, which then is not sent.
+ */
+#define CMD_WORDS	12
+#define CMD_ROOMS	6
+#define CMD_ROOM	(PREFIX_MAX + 48)
+
+struct cmd {
+	const char	**v;
+	size_t		 *l;
+	int		  n;
+	int		  cap;
+	int		  bad;
+	const char	 *vs[CMD_WORDS];
+	size_t		  ls[CMD_WORDS];
+	char		  room[CMD_ROOMS][CMD_ROOM];
+	int		  nroom;
+};
+
+static void
+cmd_init(struct cmd *c)
+{
+	c->v = c->vs;
+	c->l = c->ls;
+	c->n = 0;
+	c->cap = CMD_WORDS;
+	c->bad = 0;
+	c->nroom = 0;
+}
+
+static void
+cmd_free(struct cmd *c)
+{
+	if (c->v != c->vs) {
+		free(c->v);
+		free(c->l);
+	}
+	cmd_init(c);
+}
+
+static void
+word(struct cmd *c, const char *s, size_t len)
+{
+	const char	**v;
+	size_t		 *l;
+	int		  cap;
+
+	if (c->bad)
+		return;
+	if (c->n == c->cap) {
+		cap = c->cap * 2;
+		v = malloc((size_t)cap * sizeof(*v));
+		l = malloc((size_t)cap * sizeof(*l));
+		if (v == NULL || l == NULL) {
+			free(v);
+			free(l);
+			c->bad = 1;
+			return;
+		}
+		memcpy(v, c->v, (size_t)c->n * sizeof(*v));
+		memcpy(l, c->l, (size_t)c->n * sizeof(*l));
+		if (c->v != c->vs) {
+			free(c->v);
+			free(c->l);
+		}
+		c->v = v;
+		c->l = l;
+		c->cap = cap;
+	}
+	c->v[c->n] = s;
+	c->l[c->n++] = len;
+}
+
+#define WORD(c, lit)	word((c), (lit), sizeof(lit) - 1)
+
+static void
+word_s(struct cmd *c, const char *s)
+{
+	word(c, s, strlen(s));
+}
+
+static void __attribute__((format(printf, 2, 3)))
+word_f(struct cmd *c, const char *fmt, ...)
+{
+	va_list	 ap;
+	char	*r;
+	int	 len;
+
+	if (c->nroom == CMD_ROOMS) {
+		c->bad = 1;
+		return;
+	}
+	r = c->room[c->nroom++];
+	va_start(ap, fmt);
+	len = vsnprintf(r, CMD_ROOM, fmt, ap);
+	va_end(ap);
+	if (len < 0 || len >= CMD_ROOM) {
+		c->bad = 1;
+		return;
+	}
+	word(c, r, (size_t)len);
+}
+
+/* The key <prefix>KIND<id>: "session:", "events:", "ev:", "task:"... */
+static void
+word_key(struct cmd *c, const struct store *st, const char *kind,
+    const char *id)
+{
+	word_f(c, "%s%s%s", st->prefix, kind, id);
+}
+
+/* "EVAL SCRIPT NKEYS": the words every script begins with. */
+static void
+eval(struct cmd *c, const char *script, size_t len, int nkeys)
+{
+	cmd_init(c);
+	WORD(c, "EVAL");
+	word(c, script, len);
+	word_f(c, "%d", nkeys);
+}
+
+#define EVAL(c, script, nkeys)	eval((c), (script), sizeof(script) - 1, \
+				    (nkeys))
+
+/* An answer's way back, for a command of ST (NULL: Redis is away). */
+static struct op *
+op_new(struct store *st, size_t max)
+{
+	struct op	*op;
+
+	if (st->freeing || !st->cmd.up || st->cmd.ac == NULL)
+		return NULL;
+	op = calloc(1, sizeof(*op));
+	if (op == NULL)
+		return NULL;
+	op->st = st;
+	op->max = max;
+	return op;
+}
+
 
 /* ---- the URL ------------------------------------------------------------ */
 
@@ -843,34 +990,36 @@ mcp__store_tag(const struct store *st)
 	return st->tag;
 }
 
+/* "KIND SID JSON", what an instance relays to another, into B. */
+static int
+relay_msg(struct buf *b, int kind, const char *sid, const char *json,
+    size_t len)
+{
+	if (strlen(sid) != 32 || mcp__buf_addc(b, (char)kind) != MCP_OK ||
+	    mcp__buf_addc(b, ' ') != MCP_OK ||
+	    mcp__buf_add(b, sid, 32) != MCP_OK ||
+	    mcp__buf_addc(b, ' ') != MCP_OK ||
+	    mcp__buf_add(b, json, len) != MCP_OK)
+		return -1;
+	return 0;
+}
+
 int
 mcp__store_relay(struct store *st, const char *tag, int kind,
     const char *sid, const char *json, size_t len)
 {
-	char		 chan[PREFIX_MAX + 16];
-	const char	*argv[3];
-	size_t		 lens[3];
+	struct cmd	 c;
 	struct buf	 b = { 0 };
-	int		 rc;
+	int		 rc = -1;
 
-	if (strlen(sid) != 32)
-		return -1;
-	lens[1] = (size_t)snprintf(chan, sizeof(chan), "%sinst:%.8s",
-	    st->prefix, tag != NULL ? tag : "all");
-	if (mcp__buf_addc(&b, (char)kind) != MCP_OK ||
-	    mcp__buf_addc(&b, ' ') != MCP_OK ||
-	    mcp__buf_add(&b, sid, 32) != MCP_OK ||
-	    mcp__buf_addc(&b, ' ') != MCP_OK ||
-	    mcp__buf_add(&b, json, len) != MCP_OK) {
-		mcp__buf_free(&b);
-		return -1;
+	if (relay_msg(&b, kind, sid, json, len) == 0) {
+		cmd_init(&c);
+		WORD(&c, "PUBLISH");
+		word_f(&c, "%sinst:%.8s", st->prefix, tag != NULL ? tag :
+		    "all");
+		word(&c, b.data, b.len);
+		rc = command(st, NULL, NULL, &c);
 	}
-	argv[0] = "PUBLISH";
-	lens[0] = 7;
-	argv[1] = chan;
-	argv[2] = b.data;
-	lens[2] = b.len;
-	rc = command(st, NULL, NULL, 3, argv, lens);
 	mcp__buf_free(&b);
 	return rc;
 }
@@ -983,103 +1132,66 @@ op_cb(redisAsyncContext *ac, void *r, void *privdata)
 	free(op);
 }
 
-/* Sends ARGC ARGV; the answer goes to FN (may be NULL). */
+/* Sends C (freed); the answer goes to FN (may be NULL). */
 static int
-command(struct store *st, store_fn fn, void *arg, int argc,
-    const char **argv, const size_t *argvlen)
+command(struct store *st, store_fn fn, void *arg, struct cmd *c)
 {
 	struct op	*op;
 
-	if (st->freeing || !st->cmd.up || st->cmd.ac == NULL)
-		return -1;
-	op = malloc(sizeof(*op));
-	if (op == NULL)
-		return -1;
-	op->st = st;
-	op->fn = fn;
-	op->lfn = NULL;
-	op->ifn = NULL;
-	op->arg = arg;
-	op->max = 0;
-	return send_op(st, op, argc, argv, argvlen);
-}
-
-static int
-send_op(struct store *st, struct op *op, int argc, const char **argv,
-    const size_t *argvlen)
-{
-	if (redisAsyncCommandArgv(st->cmd.ac, op_cb, op, argc, argv,
-	    argvlen) != REDIS_OK) {
-		free(op);
+	if ((op = op_new(st, 0)) == NULL) {
+		cmd_free(c);
 		return -1;
 	}
-	if (st->npending++ == 0)
-		st->progress_at = ev_now(st->loop);
-	return 0;
+	op->fn = fn;
+	op->arg = arg;
+	return send_op(st, op, c);
 }
 
-static size_t
-key_of(const struct store *st, const char *sid, char *out, size_t max)
+/* Sends C (freed) for OP (freed if it cannot go). */
+static int
+send_op(struct store *st, struct op *op, struct cmd *c)
 {
-	int	 n;
+	int	 rc = -1;
 
-	n = snprintf(out, max, "%ssession:%s", st->prefix, sid);
-	return n > 0 && (size_t)n < max ? (size_t)n : 0;
+	if (!c->bad && redisAsyncCommandArgv(st->cmd.ac, op_cb, op, c->n,
+	    c->v, c->l) == REDIS_OK) {
+		if (st->npending++ == 0)
+			st->progress_at = ev_now(st->loop);
+		rc = 0;
+	} else
+		free(op);
+	cmd_free(c);
+	return rc;
 }
 
-static size_t
-events_key(const struct store *st, const char *sid, char *out, size_t max)
-{
-	int	 n;
 
-	n = snprintf(out, max, "%sevents:%s", st->prefix, sid);
-	return n > 0 && (size_t)n < max ? (size_t)n : 0;
-}
 
-static size_t
-ev_channel(const struct store *st, const char *sid, char *out, size_t max)
-{
-	int	 n;
-
-	n = snprintf(out, max, "%sev:%s", st->prefix, sid);
-	return n > 0 && (size_t)n < max ? (size_t)n : 0;
-}
 
 int
 mcp__store_get(struct store *st, const char *sid, store_fn fn, void *arg)
 {
-	char		 key[PREFIX_MAX + 48];
-	const char	*argv[2];
-	size_t		 lens[2];
+	struct cmd	 c;
 
-	lens[1] = key_of(st, sid, key, sizeof(key));
-	argv[0] = "GET";
-	lens[0] = 3;
-	argv[1] = key;
-	return command(st, fn, arg, 2, argv, lens);
+	cmd_init(&c);
+	WORD(&c, "GET");
+	word_key(&c, st, "session:", sid);
+	return command(st, fn, arg, &c);
 }
 
 int
 mcp__store_set(struct store *st, const char *sid, const char *val,
     size_t len, int ttl, int new, store_fn fn, void *arg)
 {
-	char		 key[PREFIX_MAX + 48], secs[24];
-	const char	*argv[6];
-	size_t		 lens[6];
+	struct cmd	 c;
 
-	lens[1] = key_of(st, sid, key, sizeof(key));
-	lens[4] = (size_t)snprintf(secs, sizeof(secs), "%d", ttl);
-	argv[0] = "SET";
-	lens[0] = 3;
-	argv[1] = key;
-	argv[2] = val;
-	lens[2] = len;
-	argv[3] = "EX";
-	lens[3] = 2;
-	argv[4] = secs;
-	argv[5] = new ? "NX" : "XX";
-	lens[5] = 2;
-	return command(st, fn, arg, 6, argv, lens);
+	cmd_init(&c);
+	WORD(&c, "SET");
+	word_key(&c, st, "session:", sid);
+	word(&c, val, len);
+	WORD(&c, "EX");
+	word_f(&c, "%d", ttl);
+	word_s(&c, new ? "NX" : "XX");
+	return command(st, fn, arg, &c);
 }
 
 static int	 del_now(struct store *, const char *, const char *);
@@ -1122,45 +1234,24 @@ mcp__store_del(struct store *st, const char *sid, const char *val)
 	return 0;
 }
 
-static size_t
-index_key(const struct store *st, const char *sid, char *out, size_t max)
-{
-	int	 n;
-
-	n = snprintf(out, max, "%sstasks:%s", st->prefix, sid);
-	return n > 0 && (size_t)n < max ? (size_t)n : 0;
-}
 
 static int
 del_now(struct store *st, const char *sid, const char *val)
 {
-	char		 key[PREFIX_MAX + 48], ekey[PREFIX_MAX + 48];
-	char		 ikey[PREFIX_MAX + 48], tpre[PREFIX_MAX + 8];
-	const char	*argv[10];
-	size_t		 lens[10];
+	struct cmd	 c;
 
-	argv[0] = "EVAL";
-	lens[0] = 4;
-	argv[1] = val != NULL ? del_if_script : del_script;
-	lens[1] = val != NULL ? sizeof(del_if_script) - 1 :
-	    sizeof(del_script) - 1;
-	argv[2] = "4";
-	lens[2] = 1;
-	argv[3] = key;
-	lens[3] = key_of(st, sid, key, sizeof(key));
-	argv[4] = st->channel;
-	lens[4] = strlen(st->channel);
-	argv[5] = ekey;
-	lens[5] = events_key(st, sid, ekey, sizeof(ekey));
-	argv[6] = ikey;
-	lens[6] = index_key(st, sid, ikey, sizeof(ikey));
-	argv[7] = val != NULL ? val : "";
-	lens[7] = strlen(argv[7]);
-	argv[8] = sid;
-	lens[8] = strlen(sid);
-	argv[9] = tpre;
-	lens[9] = (size_t)snprintf(tpre, sizeof(tpre), "%stask:", st->prefix);
-	return command(st, NULL, NULL, 10, argv, lens);
+	if (val != NULL)
+		EVAL(&c, del_if_script, 4);
+	else
+		EVAL(&c, del_script, 4);
+	word_key(&c, st, "session:", sid);
+	word_s(&c, st->channel);
+	word_key(&c, st, "events:", sid);
+	word_key(&c, st, "stasks:", sid);
+	word_s(&c, val != NULL ? val : "");
+	word_s(&c, sid);
+	word_f(&c, "%stask:", st->prefix);
+	return command(st, NULL, NULL, &c);
 }
 
 /* ---- event logs: <prefix>events:<sid>, <prefix>ev:<sid> ---------------- */
@@ -1182,73 +1273,35 @@ int
 mcp__store_push(struct store *st, const char *sid, int n,
     const char *const *vals, const size_t *lens, long maxlen, int ttl)
 {
-	char		 key[PREFIX_MAX + 48], chan[PREFIX_MAX + 48];
-	char		 smax[24], secs[24];
-	const char	**argv;
-	size_t		 *argl;
-	int		  i, rc;
+	struct cmd	 c;
+	int		 i;
 
-	argv = malloc((size_t)(n + 7) * sizeof(*argv));
-	argl = malloc((size_t)(n + 7) * sizeof(*argl));
-	if (argv == NULL || argl == NULL) {
-		free(argv);
-		free(argl);
-		return -1;
-	}
-	argv[0] = "EVAL";
-	argl[0] = 4;
-	argv[1] = push_script;
-	argl[1] = sizeof(push_script) - 1;
-	argv[2] = "2";
-	argl[2] = 1;
-	argv[3] = key;
-	argl[3] = events_key(st, sid, key, sizeof(key));
-	argv[4] = chan;
-	argl[4] = ev_channel(st, sid, chan, sizeof(chan));
-	argv[5] = smax;
-	argl[5] = (size_t)snprintf(smax, sizeof(smax), "%ld", maxlen);
-	argv[6] = secs;
-	argl[6] = (size_t)snprintf(secs, sizeof(secs), "%d", ttl);
-	for (i = 0; i < n; i++) {
-		argv[7 + i] = vals[i];
-		argl[7 + i] = lens[i];
-	}
-	rc = command(st, NULL, NULL, n + 7, argv, argl);
-	free(argv);
-	free(argl);
-	return rc;
+	EVAL(&c, push_script, 2);
+	word_key(&c, st, "events:", sid);
+	word_key(&c, st, "ev:", sid);
+	word_f(&c, "%ld", maxlen);
+	word_f(&c, "%d", ttl);
+	for (i = 0; i < n; i++)
+		word(&c, vals[i], lens[i]);
+	return command(st, NULL, NULL, &c);
 }
 
 int
 mcp__store_range(struct store *st, const char *sid, const char *route,
     store_list_fn fn, void *arg)
 {
-	char		 key[PREFIX_MAX + 48], max[24];
-	const char	*argv[7];
-	size_t		 lens[7];
+	struct cmd	 c;
 	struct op	*op;
 
-	if (st->freeing || !st->cmd.up || st->cmd.ac == NULL)
+	if ((op = op_new(st, 0)) == NULL)
 		return -1;
-	op = calloc(1, sizeof(*op));
-	if (op == NULL)
-		return -1;
-	op->st = st;
 	op->lfn = fn;
 	op->arg = arg;
-	argv[0] = "EVAL";
-	lens[0] = 4;
-	argv[1] = range_script;
-	lens[1] = sizeof(range_script) - 1;
-	argv[2] = "1";
-	lens[2] = 1;
-	argv[3] = key;
-	lens[3] = events_key(st, sid, key, sizeof(key));
-	argv[4] = route;
-	lens[4] = strlen(route);
-	argv[5] = max;
-	lens[5] = (size_t)snprintf(max, sizeof(max), "%u", STORE_MAX_ITEMS);
-	return send_op(st, op, 6, argv, lens);
+	EVAL(&c, range_script, 1);
+	word_key(&c, st, "events:", sid);
+	word_s(&c, route);
+	word_f(&c, "%u", STORE_MAX_ITEMS);
+	return send_op(st, op, &c);
 }
 
 /* A message, or the answer to a SUBSCRIBE, on a session's channel. */
@@ -1257,7 +1310,7 @@ chan_cb(redisAsyncContext *ac, void *r, void *privdata)
 {
 	redisReply	*reply = r, *kind, *chan, *msg;
 	struct store	*st = privdata;
-	size_t		 plen = strlen(st->prefix) + 3, i;
+	size_t		 plen = strlen(st->prefix) + 3;
 	char		 sid[33];
 
 	(void)ac;
@@ -1272,10 +1325,8 @@ chan_cb(redisAsyncContext *ac, void *r, void *privdata)
 		return;
 	memcpy(sid, chan->str + plen, 32);
 	sid[32] = '\0';
-	for (i = 0; i < 32; i++)
-		if (!((sid[i] >= '0' && sid[i] <= '9') ||
-		    (sid[i] >= 'a' && sid[i] <= 'f')))
-			return;
+	if (!mcp__http_is_id(sid))
+		return;
 	if (strcmp(kind->str, "subscribe") == 0)
 		st->ev_fn(st->ev_arg, SEV_SUBSCRIBED, sid, NULL, 0);
 	else if (strcmp(kind->str, "message") == 0 &&
@@ -1293,15 +1344,18 @@ chan_cb(redisAsyncContext *ac, void *r, void *privdata)
 int
 mcp__store_sub(struct store *st, const char *sid, int on)
 {
-	char	 chan[PREFIX_MAX + 48];
-	size_t	 n;
+	struct cmd	 c;
+	int		 rc;
 
 	if (st->freeing || !st->subc.up || st->subc.ac == NULL)
 		return -1;
-	n = ev_channel(st, sid, chan, sizeof(chan));
-	return redisAsyncCommand(st->subc.ac, on ? chan_cb : NULL, on ? st :
-	    NULL, on ? "SUBSCRIBE %b" : "UNSUBSCRIBE %b", chan, n) ==
-	    REDIS_OK ? 0 : -1;
+	cmd_init(&c);
+	word_s(&c, on ? "SUBSCRIBE" : "UNSUBSCRIBE");
+	word_key(&c, st, "ev:", sid);
+	rc = c.bad || redisAsyncCommandArgv(st->subc.ac, on ? chan_cb : NULL,
+	    on ? st : NULL, c.n, c.v, c.l) != REDIS_OK ? -1 : 0;
+	cmd_free(&c);
+	return rc;
 }
 
 /* ---- heartbeats: a lost instance's calls answered ---------------------- */
@@ -1328,6 +1382,10 @@ beat_done(void *arg, int status, size_t n, const char *const *vals,
 	size_t		 i;
 
 	st->beating = 0;
+	if (st->beat_again) {
+		st->beat_again = 0;
+		beat_cb(st->loop, &st->beat, 0);
+	}
 	for (i = 0; status == ST_OK && i < n; i++)
 		mcp_log(MCP_LOG_WARN, "redis: instance %.*s lost (no "
 		    "heartbeat for %d s): its calls answered with an error in "
@@ -1342,51 +1400,36 @@ beat_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct store	*st = w->data;
 	struct buf	 calls = { 0 }, tasks = { 0 };
+	struct cmd	 c;
 	struct op	*op;
-	const char	*argv[11];
-	size_t		 lens[11];
 	int		 on;
-	char		 smax[24], sttl[24], sbeat[8];
 
 	(void)loop;
 	(void)revents;
-	if (st->beating || st->freeing || !st->cmd.up || st->beat_fn == NULL)
+	if (st->beating || st->beat_fn == NULL ||
+	    (op = op_new(st, 0)) == NULL)
 		return;
 	if (st->beat_fn(st->beat_arg, &calls) != 0 || calls.len == 0 ||
-	    mcp__taskshare_working(st->srv, &tasks) != MCP_OK ||
-	    (op = calloc(1, sizeof(*op))) == NULL) {
+	    mcp__taskshare_working(st->srv, &tasks) != MCP_OK) {
+		free(op);
 		mcp__buf_free(&calls);
 		mcp__buf_free(&tasks);
 		return;
 	}
-	op->st = st;
 	op->lfn = beat_done;
 	op->arg = st;
-	argv[0] = "EVAL";
-	lens[0] = 4;
-	argv[1] = beat_script;
-	lens[1] = sizeof(beat_script) - 1;
-	argv[2] = "0";
-	lens[2] = 1;
-	argv[3] = st->prefix;
-	lens[3] = strlen(st->prefix);
-	argv[4] = st->tag;
-	lens[4] = 8;
-	argv[5] = calls.data;
-	lens[5] = calls.len;
-	argv[6] = sbeat;
-	lens[6] = (size_t)snprintf(sbeat, sizeof(sbeat), "%d", BEAT_TTL);
-	argv[7] = smax;
-	lens[7] = (size_t)snprintf(smax, sizeof(smax), "%ld", st->beat_max);
-	argv[8] = sttl;
-	lens[8] = (size_t)snprintf(sttl, sizeof(sttl), "%d", st->beat_ttl);
-	argv[9] = st->beat_on ? "1" : "0";
-	lens[9] = 1;
-	argv[10] = tasks.data;
-	lens[10] = tasks.len;
+	EVAL(&c, beat_script, 0);
+	word_s(&c, st->prefix);
+	word(&c, st->tag, 8);
+	word(&c, calls.data, calls.len);
+	word_f(&c, "%d", BEAT_TTL);
+	word_f(&c, "%ld", st->beat_max);
+	word_f(&c, "%d", st->beat_ttl);
+	word_s(&c, st->beat_on ? "1" : "0");
+	word(&c, tasks.data, tasks.len);
 	on = !(calls.len == 2 && memcmp(calls.data, "[]", 2) == 0) ||
 	    !(tasks.len == 2 && memcmp(tasks.data, "[]", 2) == 0);
-	if (send_op(st, op, 11, argv, lens) == 0) {
+	if (send_op(st, op, &c) == 0) {
 		st->beating = 1;
 		st->beat_on = on;
 	}
@@ -1396,105 +1439,81 @@ beat_cb(struct ev_loop *loop, ev_timer *w, int revents)
 
 /* ---- tasks: <prefix>task:<id>, <prefix>stasks:<sid> ------------------- */
 
-static size_t
-task_key(const struct store *st, const char *id, char *out, size_t max)
-{
-	int	 n;
 
-	n = snprintf(out, max, "%stask:%.32s", st->prefix, id);
-	return n > 0 && (size_t)n < max ? (size_t)n : 0;
+/* A task began here: the heartbeat names it now, not up to a second
+ * later (killed meanwhile, its record would say working until its TTL). */
+static void
+beat_soon(struct store *st)
+{
+	if (st->beating)
+		st->beat_again = 1;
+	else
+		beat_cb(st->loop, &st->beat, 0);
 }
 
 static int
 task_put(void *arg, const char *id, const char *sid, const char *rec,
-    size_t len, long long ttl_ms)
+    size_t len, long long ttl_ms, int working)
 {
 	struct store	*st = arg;
-	struct mcp_server *srv = st->srv;
-	char		 key[PREFIX_MAX + 48], ikey[PREFIX_MAX + 48];
-	char		 sttl[24], screated[24], sold[24], sidx[24];
-	const char	*argv[11];
-	size_t		 lens[11];
+	struct cmd	 c;
 	double		 now = ev_now(st->loop) * 1000;
-	long long	 life = 2LL * srv->task_ttl_ms + 60000;
+	long long	 life = 2LL * st->srv->task_ttl_ms + 60000;
 
-	argv[0] = "EVAL";
-	lens[0] = 4;
-	argv[1] = task_put_script;
-	lens[1] = sizeof(task_put_script) - 1;
-	argv[2] = sid != NULL ? "2" : "1";
-	lens[2] = 1;
-	argv[3] = key;
-	lens[3] = task_key(st, id, key, sizeof(key));
-	argv[4] = ikey;
-	lens[4] = sid != NULL ? index_key(st, sid, ikey, sizeof(ikey)) : 0;
-	argv[5] = rec;
-	lens[5] = len;
-	argv[6] = sttl;
-	lens[6] = (size_t)snprintf(sttl, sizeof(sttl), "%lld",
-	    ttl_ms > 0 ? ttl_ms : 1);
-	/* Its creation is in the record; the index needs only an order. */
-	argv[7] = screated;
-	lens[7] = (size_t)snprintf(screated, sizeof(screated), "%.0f", now);
-	argv[8] = id;
-	lens[8] = strlen(id);
-	argv[9] = sold;
-	lens[9] = (size_t)snprintf(sold, sizeof(sold), "%.0f",
-	    now - (double)life);
-	argv[10] = sidx;
-	lens[10] = (size_t)snprintf(sidx, sizeof(sidx), "%lld", life / 1000);
-	if (sid == NULL) {	/* no index: KEYS[2] and its ARGV go */
-		memmove(argv + 4, argv + 5, 6 * sizeof(argv[0]));
-		memmove(lens + 4, lens + 5, 6 * sizeof(lens[0]));
-		return command(st, NULL, NULL, 10, argv, lens);
+	EVAL(&c, task_put_script, sid != NULL ? 2 : 1);
+	word_key(&c, st, "task:", id);
+	if (sid != NULL)
+		word_key(&c, st, "stasks:", sid);
+	word(&c, rec, len);
+	word_f(&c, "%lld", ttl_ms > 0 ? ttl_ms : 1);
+	if (sid != NULL) {
+		/* Its creation is in the record; the index needs only an
+		 * order, and to know what is surely gone. */
+		word_f(&c, "%.0f", now);
+		word_s(&c, id);
+		word_f(&c, "%.0f", now - (double)life);
+		word_f(&c, "%lld", life / 1000);
 	}
-	return command(st, NULL, NULL, 11, argv, lens);
+	if (command(st, NULL, NULL, &c) != 0)
+		return -1;
+	if (working)
+		beat_soon(st);
+	return 0;
 }
 
 static int
 task_get(void *arg, const char *id, size_t max, tstore_fn fn, void *farg)
 {
 	struct store	*st = arg;
-	char		 key[PREFIX_MAX + 48];
-	const char	*argv[2];
-	size_t		 lens[2];
+	struct cmd	 c;
 	struct op	*op;
 
-	if (st->freeing || !st->cmd.up || st->cmd.ac == NULL ||
-	    (op = calloc(1, sizeof(*op))) == NULL)
+	if ((op = op_new(st, max)) == NULL)
 		return -1;
-	op->st = st;
 	op->fn = fn;
 	op->arg = farg;
-	op->max = max;
-	argv[0] = "GET";
-	lens[0] = 3;
-	argv[1] = key;
-	lens[1] = task_key(st, id, key, sizeof(key));
-	return send_op(st, op, 2, argv, lens);
+	cmd_init(&c);
+	WORD(&c, "GET");
+	word_key(&c, st, "task:", id);
+	return send_op(st, op, &c);
 }
 
 static int
 task_del(void *arg, const char *id, const char *sid)
 {
 	struct store	*st = arg;
-	char		 key[PREFIX_MAX + 48], ikey[PREFIX_MAX + 48];
-	const char	*argv[3];
-	size_t		 lens[3];
+	struct cmd	 c;
 
-	argv[0] = "DEL";
-	lens[0] = 3;
-	argv[1] = key;
-	lens[1] = task_key(st, id, key, sizeof(key));
-	if (command(st, NULL, NULL, 2, argv, lens) != 0 || sid == NULL)
+	cmd_init(&c);
+	WORD(&c, "DEL");
+	word_key(&c, st, "task:", id);
+	if (command(st, NULL, NULL, &c) != 0 || sid == NULL)
 		return -1;
-	argv[0] = "ZREM";
-	lens[0] = 4;
-	argv[1] = ikey;
-	lens[1] = index_key(st, sid, ikey, sizeof(ikey));
-	argv[2] = id;
-	lens[2] = strlen(id);
-	return command(st, NULL, NULL, 3, argv, lens);
+	cmd_init(&c);
+	WORD(&c, "ZREM");
+	word_key(&c, st, "stasks:", sid);
+	word_s(&c, id);
+	return command(st, NULL, NULL, &c);
 }
 
 static int
@@ -1502,35 +1521,19 @@ task_list(void *arg, const char *sid, int offset, int limit, size_t max,
     tstore_list_fn fn, void *farg)
 {
 	struct store	*st = arg;
-	char		 ikey[PREFIX_MAX + 48], tpre[PREFIX_MAX + 8];
-	char		 soff[16], slim[16];
-	const char	*argv[7];
-	size_t		 lens[7];
+	struct cmd	 c;
 	struct op	*op;
 
-	if (st->freeing || !st->cmd.up || st->cmd.ac == NULL ||
-	    (op = calloc(1, sizeof(*op))) == NULL)
+	if ((op = op_new(st, max)) == NULL)
 		return -1;
-	op->st = st;
 	op->lfn = fn;
 	op->arg = farg;
-	op->max = max;
-	argv[0] = "EVAL";
-	lens[0] = 4;
-	argv[1] = task_list_script;
-	lens[1] = sizeof(task_list_script) - 1;
-	argv[2] = "1";
-	lens[2] = 1;
-	argv[3] = ikey;
-	lens[3] = index_key(st, sid, ikey, sizeof(ikey));
-	argv[4] = tpre;
-	lens[4] = (size_t)snprintf(tpre, sizeof(tpre), "%stask:", st->prefix);
-	argv[5] = soff;
-	lens[5] = (size_t)snprintf(soff, sizeof(soff), "%d", offset);
-	argv[6] = slim;
-	lens[6] = (size_t)snprintf(slim, sizeof(slim), "%d",
-	    limit > 0 ? limit : 1);
-	return send_op(st, op, 7, argv, lens);
+	EVAL(&c, task_list_script, 1);
+	word_key(&c, st, "stasks:", sid);
+	word_f(&c, "%stask:", st->prefix);
+	word_f(&c, "%d", offset);
+	word_f(&c, "%d", limit > 0 ? limit : 1);
+	return send_op(st, op, &c);
 }
 
 static int
@@ -1551,14 +1554,6 @@ const struct task_store mcp__store_tasks = {
 
 /* ---- legacy SSE streams: <prefix>sse:<sid> ----------------------------- */
 
-static size_t
-sse_key(const struct store *st, const char *sid, char *out, size_t max)
-{
-	int	 n;
-
-	n = snprintf(out, max, "%ssse:%s", st->prefix, sid);
-	return n > 0 && (size_t)n < max ? (size_t)n : 0;
-}
 
 /* "<tag> -" or "<tag> s<subject>": who holds the stream, for whom. */
 static int
@@ -1579,27 +1574,19 @@ int
 mcp__store_sse_hold(struct store *st, const char *sid, const char *subject,
     int ttl)
 {
-	char		 key[PREFIX_MAX + 48], secs[24];
-	const char	*argv[5];
-	size_t		 lens[5];
+	struct cmd	 c;
 	struct buf	 b = { 0 };
-	int		 rc;
+	int		 rc = -1;
 
-	if (sse_who(&b, st->tag, subject) != 0) {
-		mcp__buf_free(&b);
-		return -1;
+	if (sse_who(&b, st->tag, subject) == 0) {
+		cmd_init(&c);
+		WORD(&c, "SET");
+		word_key(&c, st, "sse:", sid);
+		word(&c, b.data, b.len);
+		WORD(&c, "EX");
+		word_f(&c, "%d", ttl);
+		rc = command(st, NULL, NULL, &c);
 	}
-	argv[0] = "SET";
-	lens[0] = 3;
-	argv[1] = key;
-	lens[1] = sse_key(st, sid, key, sizeof(key));
-	argv[2] = b.data;
-	lens[2] = b.len;
-	argv[3] = "EX";
-	lens[3] = 2;
-	argv[4] = secs;
-	lens[4] = (size_t)snprintf(secs, sizeof(secs), "%d", ttl);
-	rc = command(st, NULL, NULL, 5, argv, lens);
 	mcp__buf_free(&b);
 	return rc;
 }
@@ -1607,57 +1594,35 @@ mcp__store_sse_hold(struct store *st, const char *sid, const char *subject,
 int
 mcp__store_sse_drop(struct store *st, const char *sid)
 {
-	char		 key[PREFIX_MAX + 48];
-	const char	*argv[2];
-	size_t		 lens[2];
+	struct cmd	 c;
 
-	argv[0] = "DEL";
-	lens[0] = 3;
-	argv[1] = key;
-	lens[1] = sse_key(st, sid, key, sizeof(key));
-	return command(st, NULL, NULL, 2, argv, lens);
+	cmd_init(&c);
+	WORD(&c, "DEL");
+	word_key(&c, st, "sse:", sid);
+	return command(st, NULL, NULL, &c);
 }
 
 int
 mcp__store_sse_post(struct store *st, const char *sid, const char *subject,
     const char *json, size_t len, store_int_fn fn, void *arg)
 {
-	char		 key[PREFIX_MAX + 48];
-	const char	*argv[7];
-	size_t		 lens[7];
+	struct cmd	 c;
 	struct buf	 msg = { 0 }, who = { 0 };
 	struct op	*op;
 	int		 rc = -1;
 
-	if (st->freeing || !st->cmd.up || st->cmd.ac == NULL ||
-	    strlen(sid) != 32)
-		return -1;
-	if (mcp__buf_addc(&msg, RELAY_POST) != MCP_OK ||
-	    mcp__buf_addc(&msg, ' ') != MCP_OK ||
-	    mcp__buf_add(&msg, sid, 32) != MCP_OK ||
-	    mcp__buf_addc(&msg, ' ') != MCP_OK ||
-	    mcp__buf_add(&msg, json, len) != MCP_OK ||
+	if (relay_msg(&msg, RELAY_POST, sid, json, len) != 0 ||
 	    sse_who(&who, "        ", subject) != 0 ||
-	    (op = calloc(1, sizeof(*op))) == NULL)
+	    (op = op_new(st, 0)) == NULL)
 		goto out;
-	op->st = st;
 	op->ifn = fn;
 	op->arg = arg;
-	argv[0] = "EVAL";
-	lens[0] = 4;
-	argv[1] = sse_post_script;
-	lens[1] = sizeof(sse_post_script) - 1;
-	argv[2] = "1";
-	lens[2] = 1;
-	argv[3] = key;
-	lens[3] = sse_key(st, sid, key, sizeof(key));
-	argv[4] = st->prefix;
-	lens[4] = strlen(st->prefix);
-	argv[5] = msg.data;
-	lens[5] = msg.len;
-	argv[6] = who.data + 9;		/* what follows "<tag> " */
-	lens[6] = who.len - 9;
-	rc = send_op(st, op, 7, argv, lens);
+	EVAL(&c, sse_post_script, 1);
+	word_key(&c, st, "sse:", sid);
+	word_s(&c, st->prefix);
+	word(&c, msg.data, msg.len);
+	word(&c, who.data + 9, who.len - 9);	/* what follows "<tag> " */
+	rc = send_op(st, op, &c);
 out:
 	mcp__buf_free(&msg);
 	mcp__buf_free(&who);
