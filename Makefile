@@ -70,7 +70,8 @@ SERVER_SRCS = src/server/registry.c src/server/features.c \
 	src/server/pool.c src/server/call.c src/server/session.c \
 	src/server/protocol.c src/server/clientreq.c src/server/metrics.c \
 	src/server/relay.c src/server/args.c src/server/era.c \
-	src/server/tasks.c src/server/listen.c src/server/mrtr.c
+	src/server/tasks.c src/server/taskshare.c src/server/listen.c \
+	src/server/mrtr.c
 CLIENT_SRCS = src/client/client.c src/client/stdio.c src/client/http.c
 TRANSPORT_SRCS = src/transport/transport_stdio.c src/transport/http.c \
 	src/transport/transport_sse.c src/transport/transport_streamable.c \

@@ -545,6 +545,7 @@ teardown(struct host *host)
 	/* First: what waits on Redis is answered while its requests and
 	 * sessions are still there. The sessions stay in Redis, for the
 	 * other instances. */
+	mcp__taskshare_set(&host->srv, NULL, NULL, NULL);
 	mcp__store_free(host->hconf.store);
 	host->hconf.store = NULL;
 	mcp__http_free(host->http);		/* ends every session */
@@ -638,6 +639,9 @@ mcp__server_start(struct mcp_server *srv)
 			    mcp__streamable_calls, host->http,
 			    mcp__streamable_maxlen(host->http),
 			    mcp__streamable_ttl(host->http));
+			mcp__taskshare_set(srv, &mcp__store_tasks,
+			    host->hconf.store,
+			    mcp__store_tag(host->hconf.store));
 		}
 	}
 	if (host->want_stdio) {

@@ -292,10 +292,10 @@ do_initialize(struct session *s, struct batch *bt, const json_t *id,
 	    s->version >= MCP_V20250326)
 		json_object_set_new(scaps, "completions", json_object());
 	/* Tasks: 2025-11-25 on, on a session that outlives its requests
-	 * and lives in this process only (a task does), and when some tool
-	 * may be called as one. */
+	 * (with --redis, its tasks are in the store: taskshare.c), and
+	 * when some tool may be called as one. */
 	if (scaps != NULL && s->version >= MCP_V20251125 && !s->implicit &&
-	    !s->shared && mcp__registry_tasks(&srv->reg)) {
+	    mcp__registry_tasks(&srv->reg)) {
 		s->tasks_on = 1;
 		json_object_set_new(scaps, "tasks", json_pack("{s:{}, s:{}, "
 		    "s:{s:{s:{}}}}", "list", "cancel", "requests", "tools",
@@ -1022,13 +1022,18 @@ era_task(struct session *s, struct rpc_fields *f, struct tool *t,
 	return 1;
 }
 
+static void	 task_wait(struct session *, struct batch *,
+		    struct rpc_fields *, const char *, const char *, uint32_t,
+		    struct task *, const char *);
+
 /*
  * tasks/get, tasks/update, tasks/cancel of the extension (2026-07-28):
  * a task of the era's home, named by its unguessable id and seen only
  * by the subject that made it (any other is told it is not found).
  */
 static void
-do_era_tasks(struct session *s, struct rpc_fields *f, const char *method)
+do_era_tasks(struct session *s, struct rpc_fields *f, const char *method,
+    const char *key, uint32_t hash)
 {
 	struct session	*home = s->srv->era_home;
 	struct task	*t = NULL;
@@ -1056,8 +1061,19 @@ do_era_tasks(struct session *s, struct rpc_fields *f, const char *method)
 		reply_error(s, NULL, f->id, MCP_RPC_INVALID_PARAMS, msg);
 		return;
 	}
+	v = json_object_get(params, "inputResponses");
+	if (strcmp(method, "tasks/update") == 0 && !json_is_object(v)) {
+		reply_error(s, NULL, f->id, MCP_RPC_INVALID_PARAMS,
+		    "tasks/update: inputResponses must be an object");
+		return;
+	}
 	if (home != NULL)
 		t = mcp__task_find(home, id);
+	if (t == NULL && s->srv->tshare != NULL) {
+		/* --redis: maybe another instance's. */
+		task_wait(s, NULL, f, method, key, hash, NULL, id);
+		return;
+	}
 	if (t == NULL || !t->era || !mcp__identity_same(t->owner, s->ident)) {
 		snprintf(msg, sizeof(msg), "%s: task not found (or expired): "
 		    "%.64s", method, id);
@@ -1071,12 +1087,6 @@ do_era_tasks(struct session *s, struct rpc_fields *f, const char *method)
 	if (strcmp(method, "tasks/update") == 0) {
 		/* No task of ours asks for input (none is input_required):
 		 * every response is for a key not outstanding, ignored. */
-		v = json_object_get(params, "inputResponses");
-		if (!json_is_object(v)) {
-			reply_error(s, NULL, f->id, MCP_RPC_INVALID_PARAMS,
-			    "tasks/update: inputResponses must be an object");
-			return;
-		}
 		reply_result_new(s, NULL, f->id, json_object());
 		return;
 	}
@@ -1522,10 +1532,10 @@ notification(struct session *s, struct rpc_fields *f,
 /* ---- tasks/get, tasks/result, tasks/list, tasks/cancel --------------- */
 
 /* The task params.taskId names, or NULL when the request (F) has been
- * answered with -32602. */
+ * answered with -32602, or waits on the store (--redis). */
 static struct task *
 task_of(struct session *s, struct batch *bt, struct rpc_fields *f,
-    const char *method)
+    const char *method, const char *key, uint32_t hash)
 {
 	struct task	*t;
 	const char	*id;
@@ -1539,7 +1549,11 @@ task_of(struct session *s, struct batch *bt, struct rpc_fields *f,
 		return NULL;
 	}
 	t = mcp__task_find(s, id);
-	if (t == NULL) {
+	if (t == NULL && s->shared && s->srv->tshare != NULL) {
+		/* --redis: maybe another instance's. */
+		snprintf(msg, sizeof(msg), "tasks/%s", method);
+		task_wait(s, bt, f, msg, key, hash, NULL, id);
+	} else if (t == NULL) {
 		snprintf(msg, sizeof(msg), "tasks/%s: task not found (or "
 		    "expired): %.64s", method, id);
 		reply_error(s, bt, f->id, MCP_RPC_INVALID_PARAMS, msg);
@@ -1548,20 +1562,30 @@ task_of(struct session *s, struct batch *bt, struct rpc_fields *f,
 }
 
 /*
- * tasks/result for T, not yet terminal: the request waits, tracked like
- * a call (so that it can be cancelled, is cut with its stream, and is
- * counted by a drain), until T ends.
+ * A tasks/ request (METHOD) whose answer waits: for T, not yet terminal
+ * (tasks/result), or, T NULL, on the store (taskshare.c), for a task
+ * another instance may hold, ID (tasks/list: the cursor). Tracked like a
+ * call, so that it can be cancelled, is cut with its stream, and is
+ * counted by a drain, until it is answered.
  */
 static void
-task_wait(struct session *s, struct rpc_fields *f, const char *key,
-    uint32_t hash, struct task *t)
+task_wait(struct session *s, struct batch *bt, struct rpc_fields *f,
+    const char *method, const char *key, uint32_t hash, struct task *t,
+    const char *id)
 {
 	struct mcp_call	*c;
+	char		 msg[120];
 
+	if (bt != NULL) {
+		snprintf(msg, sizeof(msg), "%.40s cannot wait inside a batch",
+		    method);
+		reply_error(s, bt, f->id, MCP_RPC_INVALID_REQUEST, msg);
+		return;
+	}
 	if (too_many(s, NULL, f->id))
 		return;
 	c = mcp__call_new();
-	if (c == NULL || (c->method = strdup("tasks/result")) == NULL) {
+	if (c == NULL || (c->method = strdup(method)) == NULL) {
 		mcp__call_free(c);
 		reply_error(s, NULL, f->id, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
@@ -1571,12 +1595,17 @@ task_wait(struct session *s, struct rpc_fields *f, const char *key,
 	c->id = f->id;
 	f->id = NULL;
 	track_here(s, c, key, hash);
+	if (s->era != NULL)
+		c->version = MCP_V20260728;	/* dressed as its answer */
 	if (s->route != NULL && s->ops->hold != NULL) {
 		c->route = s->route;
 		s->ops->hold(s, c->route, 1);
 	}
 	s->srv->metrics.cur = -1;	/* counted when it ends */
-	mcp__task_wait(t, c);
+	if (t != NULL)
+		mcp__task_wait(t, c);
+	else
+		mcp__taskshare_ask(s, c, id, s->era != NULL);
 }
 
 /* The tasks/ METHOD: 0 when it is one (and has been handled), -1 if
@@ -1598,6 +1627,12 @@ do_tasks(struct session *s, struct batch *bt, struct rpc_fields *f,
 		cursor = mcp__json_cstr(cur);
 		res = NULL;
 		bad = cur != NULL && cursor == NULL;
+		if (!bad && s->shared && s->srv->tshare != NULL) {
+			/* --redis: every instance's, from the index. */
+			task_wait(s, bt, f, "tasks/list", key, hash, NULL,
+			    cursor);
+			return 0;
+		}
 		if (!bad)
 			res = mcp__tasks_list(s, cursor, s->srv->page_size,
 			    &bad);
@@ -1611,7 +1646,7 @@ do_tasks(struct session *s, struct batch *bt, struct rpc_fields *f,
 	if (strcmp(method, "get") != 0 && strcmp(method, "result") != 0 &&
 	    strcmp(method, "cancel") != 0)
 		return -1;
-	if ((t = task_of(s, bt, f, method)) == NULL)
+	if ((t = task_of(s, bt, f, method, key, hash)) == NULL)
 		return 0;
 	if (strcmp(method, "get") == 0) {
 		reply_result_new(s, bt, f->id, mcp__task_json(t));
@@ -1626,11 +1661,8 @@ do_tasks(struct session *s, struct batch *bt, struct rpc_fields *f,
 		}
 		mcp__task_cancel(t);
 		reply_result_new(s, bt, f->id, mcp__task_json(t));
-	} else if (!mcp__task_terminal(t) && bt == NULL) {
-		task_wait(s, f, key, hash, t);
 	} else if (!mcp__task_terminal(t)) {
-		reply_error(s, bt, f->id, MCP_RPC_INVALID_REQUEST,
-		    "tasks/result cannot wait inside a batch");
+		task_wait(s, bt, f, "tasks/result", key, hash, t, NULL);
 	} else if (mcp__task_answer(t, f->id, &b, &code) == MCP_OK) {
 		count(s, code != 0 ? MO_ERROR : MO_OK, code);
 		reply(s, bt, f->id, &b);
@@ -1772,7 +1804,7 @@ era_request(struct session *s, struct rpc_fields *f,
 	else if (strcmp(method, "subscriptions/listen") == 0)
 		do_listen(s, f, key, hash);
 	else if (strncmp(method, "tasks/", 6) == 0)
-		do_era_tasks(s, f, method);
+		do_era_tasks(s, f, method, key, hash);
 	else if (strcmp(method, "tools/call") == 0)
 		do_tools_call(s, NULL, f, key, hash);
 	else if (strcmp(method, "tools/list") == 0)
@@ -2136,6 +2168,8 @@ mcp__protocol_complete(struct mcp_call *c)
 	mcp__session_untrack(s, c);
 	if (c->kind == CALL_LISTEN)
 		mcp__listen_gone(c);	/* nothing more goes to it */
+	if (c->tpoll != NULL)
+		mcp__taskshare_forget(c);	/* a wait on the store ends */
 	if (c->kind == CALL_TOOL && c->task != NULL) {
 		c->task->call = NULL;
 		if (!c->dropped) {

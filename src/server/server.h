@@ -355,6 +355,7 @@ struct mcp_call {
 	struct task	*task;
 	struct mcp_call	*wnext;
 	struct listen	*listen;	/* loop: a CALL_LISTEN's */
+	struct tpoll	*tpoll;		/* loop: a CALL_WAIT on the store's */
 	enum call_kind	 kind;
 	struct feat	*feat;		/* a reference; read, get, complete */
 	struct mcp_server *srv;
@@ -603,7 +604,8 @@ struct session_ops {
 		    const char *json, size_t len);
 };
 enum { RELAY_ANSWER = 'r', RELAY_CANCEL = 'c', RELAY_READY = 'i',
-	RELAY_POST = 'p' /* a POST /messages, for a legacy SSE stream */ };
+	RELAY_POST = 'p' /* a POST /messages, for a legacy SSE stream */,
+	RELAY_TASK = 'k' /* a tasks/cancel, for the task's instance */ };
 
 struct session {
 	struct entry			 addr;		/* srv->feat.addrs; key:
@@ -650,7 +652,8 @@ struct session {
 	int				 tasks_on;	/* the capability was declared */
 	int				 ntasks;	/* in tasks */
 	int				 shared;	/* other instances serve it too
-							   (--redis): no tasks */
+							   (--redis): its tasks are
+							   in the store */
 	int				 nlistens;	/* subscriptions/listen open */
 	char				 inst[9];	/* ... this instance's tag
 							   (8 hex digits, copied
@@ -850,6 +853,9 @@ struct task {
 	struct identity		*owner;		/* era: who may see it */
 };
 
+/* "working", "completed", "failed", "cancelled": by enum task_status. */
+extern const char *const mcp__task_status_names[4] MCP_HIDDEN;
+
 /* Loop: a task for S that asked for TTL ms (-1: none), clamped to
  * --task-ttl; not yet in S's table. NULL on ENOMEM. */
 struct task *mcp__task_new(struct session *s, long long ttl) MCP_HIDDEN;
@@ -894,6 +900,68 @@ json_t	*mcp__tasks_list(struct session *s, const char *cursor, int limit,
 int	 mcp__tasks_running(struct mcp_server *srv) MCP_HIDDEN;
 /* Loop: S ends: every task of it goes. */
 void	 mcp__tasks_close(struct session *s) MCP_HIDDEN;
+
+/* ---- taskshare.c: tasks every instance can reach (--redis) ---------- */
+
+/*
+ * Where tasks are shared, main/ wires a store (redis.c's): each task has
+ * a record, written by the instance running it (its only writer while it
+ * lives) and read by any; a session's tasks are listed in an index that
+ * ends with the session. The store's functions answer FN once, later,
+ * unless they return non-zero (the store is away: then never). VAL and
+ * VALS are borrowed for the callback, and untrusted. Loop thread.
+ */
+enum { TS_OK, TS_NONE, TS_ERR };	/* redis.c's ST_OK, ST_NONE, ST_ERR */
+typedef void	(*tstore_fn)(void *arg, int status, const char *val,
+		    size_t len);
+typedef void	(*tstore_list_fn)(void *arg, int status, size_t n,
+		    const char *const *vals, const size_t *lens);
+struct task_store {
+	/* SET task ID's record REC (LEN bytes) for TTL ms; SID (or NULL):
+	 * the session whose index names it. */
+	int	(*put)(void *st, const char *id, const char *sid,
+		    const char *rec, size_t len, long long ttl_ms);
+	int	(*get)(void *st, const char *id, size_t max, tstore_fn fn,
+		    void *arg);
+	int	(*del)(void *st, const char *id, const char *sid);
+	/* The records of SID's index, oldest first, from OFFSET, at most
+	 * LIMIT, each at most MAX bytes; one more (a string "more") when
+	 * there are more. */
+	int	(*list)(void *st, const char *sid, int offset, int limit,
+		    size_t max, tstore_list_fn fn, void *arg);
+	/* Tells instance TAG (8 hex digits) to cancel task ID of session
+	 * SID (NULL: of no session). */
+	int	(*cancel)(void *st, const char *tag, const char *sid,
+		    const char *id);
+};
+
+/* Loop: tasks are shared through OPS (ST; TAG, this instance's); NULL
+ * OPS: no longer (the store goes). */
+void	 mcp__taskshare_set(struct mcp_server *srv,
+	    const struct task_store *ops, void *st, const char *tag)
+	    MCP_HIDDEN;
+/* Is T in the store (its session shared, or a 2026-07-28 task)? */
+int	 mcp__task_shared(const struct task *t) MCP_HIDDEN;
+/* Loop: T's record as it is now goes to the store; or T's goes. */
+void	 mcp__taskshare_put(struct task *t) MCP_HIDDEN;
+void	 mcp__taskshare_del(struct task *t) MCP_HIDDEN;
+/* Loop: C (a CALL_WAIT, tracked, C->method the request's) is answered
+ * from the store: the task ID's record, seen from session S: tasks/get,
+ * tasks/result (waiting until it ends), tasks/cancel (the instance
+ * running it is told, and the answer waits for it to end); or S's index
+ * (tasks/list: ID is the cursor, or NULL). ERA: the extension's. */
+void	 mcp__taskshare_ask(struct session *s, struct mcp_call *c,
+	    const char *id, int era) MCP_HIDDEN;
+/* Loop: C is answered or dropped: its wait on the store ends. */
+void	 mcp__taskshare_forget(struct mcp_call *c) MCP_HIDDEN;
+/* Loop: another instance asks for the cancel of a task of ours (JSON,
+ * LEN bytes, untrusted: {"taskId": ...}). */
+void	 mcp__taskshare_cancelled(struct mcp_server *srv, const char *json,
+	    size_t len) MCP_HIDDEN;
+/* Loop: the JSON array of the ids of the shared tasks running here, for
+ * the heartbeat (a lost instance's are failed by another). */
+int	 mcp__taskshare_working(struct mcp_server *srv, struct buf *out)
+	    MCP_HIDDEN;
 
 /* Loop: S's record for another instance (--redis): its id, version,
  * client capabilities and info, log level, subscriptions, readiness and
@@ -1084,6 +1152,10 @@ struct mcp_server {
 	int			 listens_walking;
 	struct listen		*listens_dead;
 	struct session		*era_home;	/* loop: 2026-07-28 tasks */
+	/* loop: where tasks are shared (taskshare.c), or NULL */
+	const struct task_store	*tshare;
+	void			*tshare_st;
+	char			 tshare_tag[9];
 	struct registry		 reg;
 	struct features		 feat;
 	struct session		*sessions;	/* loop: every session */

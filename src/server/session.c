@@ -459,6 +459,10 @@ mcp__session_import(struct session *s, const char *id, const char *data,
 	}
 	s->version = version;
 	s->initialized = 1;
+	/* As initialize declared it (the same tools here): its tasks are
+	 * the store's (taskshare.c). */
+	s->tasks_on = version >= MCP_V20251125 &&
+	    mcp__registry_tasks(&s->srv->reg);
 	s->ready = ready;
 	s->log_level = level;
 	s->client_caps = json_incref(caps);

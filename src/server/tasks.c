@@ -9,7 +9,9 @@
  * session ends (a task still working after --task-ttl is cancelled);
  * the server keeps at most --max-tasks of them, and --max-task-bytes of
  * their answers. protocol.c parses the requests; this file owns the
- * tasks. Loop thread only: workers never see a task, only their call.
+ * tasks; with --redis, taskshare.c keeps each one's record in Redis,
+ * for the other instances, as it starts, ends and expires. Loop thread
+ * only: workers never see a task, only their call.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@
 
 #include "server/server.h"
 
-static const char *const status_names[] = {
+const char *const mcp__task_status_names[4] = {
 	"working", "completed", "failed", "cancelled"
 };
 
@@ -81,6 +83,7 @@ mcp__task_link(struct task *t)
 	ev_timer_start(srv->loop, &t->expire);
 	MCP_LOG(MCP_LOG_INFO, "task %s created, kept %lld ms once it ends",
 	    t->id, t->ttl_ms);
+	mcp__taskshare_put(t);
 	return MCP_OK;
 }
 
@@ -115,7 +118,7 @@ mcp__task_json(const struct task *t)
 	iso_time(t->created, created, sizeof(created));
 	iso_time(t->updated, updated, sizeof(updated));
 	return json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:i}", "taskId", t->id,
-	    "status", status_names[t->status], "statusMessage",
+	    "status", mcp__task_status_names[t->status], "statusMessage",
 	    t->why != NULL ? t->why : t->message, "createdAt", created,
 	    "lastUpdatedAt", updated, "ttl", (json_int_t)t->ttl_ms,
 	    "pollInterval", MCP_TASK_POLL_MS);
@@ -130,7 +133,7 @@ mcp__task_json_era(const struct task *t, int detailed)
 	iso_time(t->created, created, sizeof(created));
 	iso_time(t->updated, updated, sizeof(updated));
 	o = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:i}", "taskId", t->id,
-	    "status", status_names[t->status], "statusMessage",
+	    "status", mcp__task_status_names[t->status], "statusMessage",
 	    t->why != NULL ? t->why : t->message, "createdAt", created,
 	    "lastUpdatedAt", updated, "ttlMs", (json_int_t)t->ttl_ms,
 	    "pollIntervalMs", MCP_TASK_POLL_MS);
@@ -299,8 +302,9 @@ mcp__task_finish(struct task *t, const char *json, size_t len)
 		}
 	}
 	t->updated = ev_now(srv->loop);
-	MCP_LOG(MCP_LOG_INFO, "task %s %s", t->id, status_names[t->status]);
+	MCP_LOG(MCP_LOG_INFO, "task %s %s", t->id, mcp__task_status_names[t->status]);
 	keep(t);
+	mcp__taskshare_put(t);
 	notify(t);
 	wake(t, NULL);
 }
@@ -319,6 +323,7 @@ mcp__task_cancel(struct task *t)
 	if (c != NULL && !c->dropped)
 		mcp__protocol_drop(c);
 	keep(t);
+	mcp__taskshare_put(t);
 	notify(t);
 	wake(t, NULL);
 	mcp__server_check_drained(t->sess->srv);
@@ -391,6 +396,7 @@ expire_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)revents;
 	MCP_LOG(MCP_LOG_INFO, "task %s expired", t->id);
 	snprintf(why, sizeof(why), "task %s has expired", t->id);
+	mcp__taskshare_del(t);	/* it goes by its TTL too: now */
 	mcp__task_free(t, why);
 	mcp__server_check_drained(srv);
 }

@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netdb.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,13 +41,52 @@
 #define BEAT_EVERY	1.0	/* s between heartbeats */
 #define BEAT_TTL	3	/* s a heartbeat lives: then lost */
 
-/* Deletes KEYS[1] (and its event log, KEYS[3]) if it still holds
- * ARGV[1], and announces ARGV[2] on KEYS[2]: the idle end of a session
- * nobody renewed meanwhile. */
+/*
+ * The end of a session: its record KEYS[1], its event log KEYS[3], and
+ * its tasks (the records, ARGV[3] and each id of its index KEYS[4], and
+ * the index), announced as ARGV[2] on KEYS[2]. del_if_script: only if
+ * KEYS[1] still holds ARGV[1], the idle end of a session nobody renewed
+ * meanwhile.
+ */
+#define DROP_SESSION \
+    "redis.call('DEL', KEYS[1], KEYS[3]) " \
+    "for _, id in ipairs(redis.call('ZRANGE', KEYS[4], 0, -1)) do " \
+    "redis.call('DEL', ARGV[3] .. id) end " \
+    "redis.call('DEL', KEYS[4]) " \
+    "redis.call('PUBLISH', KEYS[2], ARGV[2]) return 1"
+static const char del_script[] = DROP_SESSION;
 static const char del_if_script[] =
-    "if redis.call('GET', KEYS[1]) == ARGV[1] then "
-    "redis.call('DEL', KEYS[1], KEYS[3]); "
-    "redis.call('PUBLISH', KEYS[2], ARGV[2]); return 1 end return 0";
+    "if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end "
+    DROP_SESSION;
+
+/*
+ * A task's record (taskshare.c): KEYS[1] set to ARGV[1] for ARGV[2] ms;
+ * with KEYS[2], its session's index, the id ARGV[4] in it at the score
+ * ARGV[3] (its creation, ms), the ids created before ARGV[5] ms dropped
+ * (no task lives that long), the index kept ARGV[6] s.
+ */
+static const char task_put_script[] =
+    "redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) "
+    "if #KEYS > 1 then "
+    "redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4]) "
+    "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[5]) "
+    "redis.call('EXPIRE', KEYS[2], ARGV[6]) end return 1";
+
+/* A page of the index KEYS[1]: from ARGV[2], at most ARGV[3] tasks, each
+ * "<id> <record>" without its result or error (a list shows Tasks), and
+ * "more" after them when there are more; ARGV[1] is <prefix>task:. */
+static const char task_list_script[] =
+    "local lim = tonumber(ARGV[3]) "
+    "local ids = redis.call('ZRANGE', KEYS[1], ARGV[2], "
+    "tonumber(ARGV[2]) + lim) "
+    "local out = {} "
+    "for i, id in ipairs(ids) do "
+    "if i > lim then out[#out + 1] = 'more' break end "
+    "local v = redis.call('GET', ARGV[1] .. id) "
+    "if v then local ok, o = pcall(cjson.decode, v) "
+    "if ok and type(o) == 'table' then o.result = nil o.error = nil "
+    "out[#out + 1] = id .. ' ' .. cjson.encode(o) end end end "
+    "return out";
 
 /*
  * Events of a session's streams (transport_streamable.c's entries,
@@ -64,28 +104,33 @@ static const char push_script[] =
     "redis.call('EXPIRE', KEYS[1], ARGV[2]) end return 1";
 
 /*
- * Once a second, each instance: while it runs calls on streamed routes,
- * its heartbeat (<prefix>alive:<tag>, a BEAT_TTL s TTL), those calls
- * (<prefix>calls:<tag>: [[sid, route, [ids]], ...]) and its name in
- * <prefix>instances; once it runs none (ARGV[3] "[]") after some
- * (ARGV[7] 1), none of them. Then, for each other instance whose heartbeat is
- * gone, the one instance taking <prefix>lock:<tag> (SET NX) writes an
- * error answer for each of its calls into the session's event log (but
- * those its log answers already: the record is up to a second old), and
- * the route's end, and publishes them, so that a client resuming gets
- * an answer, not silence. ARGV: prefix, tag, calls, BEAT_TTL, MAXLEN,
- * the events' TTL, was on. Answers "<tag> <calls>" for each instance
- * handled.
+ * Once a second, each instance: while it runs calls on streamed routes
+ * or shared tasks, its heartbeat (<prefix>alive:<tag>, a BEAT_TTL s
+ * TTL), those calls (<prefix>calls:<tag>: [[sid, route, [ids]], ...]),
+ * those tasks (<prefix>tasks:<tag>: [id, ...]) and its name in
+ * <prefix>instances; once it runs none (ARGV[3] and ARGV[8] "[]") after
+ * some (ARGV[7] 1), none of them. Then, for each other instance whose
+ * heartbeat is gone, the one instance taking <prefix>lock:<tag> (SET
+ * NX) writes an error answer for each of its calls into the session's
+ * event log (but those its log answers already: the record is up to a
+ * second old), and the route's end, and publishes them, so that a
+ * client resuming gets an answer, not silence; and each of its tasks
+ * whose record still says working is failed, kept for its ttl (the
+ * record has no result: re-encoding it loses nothing). ARGV: prefix,
+ * tag, calls, BEAT_TTL, MAXLEN, the events' TTL, was on, tasks.
+ * Answers "<tag> <calls> <tasks>" for each instance handled.
  */
 static const char beat_script[] =
     "local p, me = ARGV[1], ARGV[2] "
-    "if ARGV[3] ~= '[]' then "
+    "if ARGV[3] ~= '[]' or ARGV[8] ~= '[]' then "
     "redis.call('SET', p .. 'alive:' .. me, '1', 'EX', ARGV[4]) "
     "redis.call('SET', p .. 'calls:' .. me, ARGV[3], 'EX', 600) "
+    "redis.call('SET', p .. 'tasks:' .. me, ARGV[8], 'EX', 600) "
     "redis.call('SADD', p .. 'instances', me) "
     "redis.call('EXPIRE', p .. 'instances', 600) "
     "elseif ARGV[7] == '1' then "
-    "redis.call('DEL', p .. 'alive:' .. me, p .. 'calls:' .. me) "
+    "redis.call('DEL', p .. 'alive:' .. me, p .. 'calls:' .. me, "
+    "p .. 'tasks:' .. me) "
     "redis.call('SREM', p .. 'instances', me) end "
     "local out = {} "
     "for _, t in ipairs(redis.call('SMEMBERS', p .. 'instances')) do "
@@ -125,9 +170,24 @@ static const char beat_script[] =
     "redis.call('XADD', key, 'MAXLEN', '~', ARGV[5], '*', 'm', m) "
     "redis.call('PUBLISH', chan, m) end "
     "redis.call('EXPIRE', key, ARGV[6]) end end end "
-    "redis.call('DEL', p .. 'calls:' .. t) "
+    "local nt = 0 "
+    "local okt, tl = pcall(cjson.decode, "
+    "redis.call('GET', p .. 'tasks:' .. t) or '[]') "
+    "if okt and type(tl) == 'table' then "
+    "for _, id in ipairs(tl) do "
+    "local k = p .. 'task:' .. tostring(id) "
+    "local okr, r = pcall(cjson.decode, redis.call('GET', k) or '') "
+    "if okr and type(r) == 'table' and r.status == 'working' then "
+    "local now = redis.call('TIME') "
+    "r.status = 'failed' "
+    "r.msg = 'the server instance running this task was lost' "
+    "r.error = {code = -32603, message = r.msg} "
+    "r.updated = tonumber(now[1]) + tonumber(now[2]) / 1000000 "
+    "redis.call('SET', k, cjson.encode(r), 'PX', "
+    "math.max(tonumber(r.ttl) or 1, 1)) nt = nt + 1 end end end "
+    "redis.call('DEL', p .. 'calls:' .. t, p .. 'tasks:' .. t) "
     "redis.call('SREM', p .. 'instances', t) "
-    "out[#out + 1] = t .. ' ' .. n end end "
+    "out[#out + 1] = t .. ' ' .. n .. ' ' .. nt end end "
     "return out";
 
 /*
@@ -225,6 +285,7 @@ struct op {
 	store_list_fn	 lfn;		/* an array's, instead */
 	store_int_fn	 ifn;		/* an integer's, instead */
 	void		*arg;
+	size_t		 max;		/* a value's bound; 0: the default */
 };
 
 static void	 rconn_start(struct rconn *);
@@ -722,6 +783,23 @@ fail:
 	return NULL;
 }
 
+/* Writes what C holds unsent, waiting at most about 100 ms in all. */
+static void
+flush_out(redisContext *c)
+{
+	struct pollfd	 pfd;
+	int		 done = 0, i;
+
+	pfd.fd = c->fd;
+	pfd.events = POLLOUT;
+	for (i = 0; i < 5; i++) {
+		if (redisBufferWrite(c, &done) != REDIS_OK || done)
+			return;
+		if (poll(&pfd, 1, 20) < 0)
+			return;
+	}
+}
+
 void
 mcp__store_free(struct store *st)
 {
@@ -732,7 +810,11 @@ mcp__store_free(struct store *st)
 	ev_timer_stop(st->loop, &st->beat);
 	ev_timer_stop(st->loop, &st->cmd.retry);
 	ev_timer_stop(st->loop, &st->subc.retry);
-	/* Pending callbacks run now, with no reply: ST_ERR. */
+	/* What was sent last (the end of a task, at a drain) goes out
+	 * first: the loop will not run again to write it. Then pending
+	 * callbacks run, with no reply: ST_ERR. */
+	if (st->cmd.ac != NULL && st->cmd.up)
+		flush_out(&st->cmd.ac->c);
 	if (st->cmd.ac != NULL)
 		redisAsyncFree(st->cmd.ac);
 	if (st->subc.ac != NULL)
@@ -820,6 +902,7 @@ list_answer(struct op *op, redisReply *reply)
 {
 	const char	**vals = NULL;
 	size_t		 *lens = NULL, i, n = 0;
+	size_t		  max = op->max != 0 ? op->max : STORE_MAX_EVENT;
 	int		  status = ST_ERR;
 
 	if (reply != NULL && reply->type == REDIS_REPLY_ARRAY &&
@@ -830,11 +913,10 @@ list_answer(struct op *op, redisReply *reply)
 		status = vals != NULL && lens != NULL ? ST_OK : ST_ERR;
 		for (i = 0; status == ST_OK && i < n; i++) {
 			if (reply->element[i]->type != REDIS_REPLY_STRING ||
-			    reply->element[i]->len > STORE_MAX_EVENT) {
-				mcp_log(MCP_LOG_WARN, "redis: an event log "
-				    "entry not of ours (not a string, or over "
-				    "%u bytes): the replay is refused",
-				    STORE_MAX_EVENT);
+			    reply->element[i]->len > max) {
+				mcp_log(MCP_LOG_WARN, "redis: an entry not of "
+				    "ours (not a string, or over %zu bytes): "
+				    "the answer is refused", max);
 				status = ST_ERR;
 				break;
 			}
@@ -886,12 +968,12 @@ op_cb(redisAsyncContext *ac, void *r, void *privdata)
 		    reply->str);
 	else if (reply->type == REDIS_REPLY_STRING ||
 	    reply->type == REDIS_REPLY_STATUS) {
-		if (reply->len > STORE_MAX_VALUE) {
+		if (reply->len > (op->max != 0 ? op->max : STORE_MAX_VALUE)) {
 			/* No record of ours (we write none so large): as
 			 * if absent, not Redis failing. */
 			mcp_log(MCP_LOG_WARN, "redis: a value of %zu bytes, "
-			    "over %u: taken for none", (size_t)reply->len,
-			    STORE_MAX_VALUE);
+			    "over %zu: taken for none", (size_t)reply->len,
+			    op->max != 0 ? op->max : STORE_MAX_VALUE);
 			status = ST_NONE;
 		} else {
 			status = ST_OK;
@@ -922,6 +1004,7 @@ command(struct store *st, store_fn fn, void *arg, int argc,
 	op->lfn = NULL;
 	op->ifn = NULL;
 	op->arg = arg;
+	op->max = 0;
 	return send_op(st, op, argc, argv, argvlen);
 }
 
@@ -1043,51 +1126,45 @@ mcp__store_del(struct store *st, const char *sid, const char *val)
 	return 0;
 }
 
+static size_t
+index_key(const struct store *st, const char *sid, char *out, size_t max)
+{
+	int	 n;
+
+	n = snprintf(out, max, "%sstasks:%s", st->prefix, sid);
+	return n > 0 && (size_t)n < max ? (size_t)n : 0;
+}
+
 static int
 del_now(struct store *st, const char *sid, const char *val)
 {
-	char		 key[PREFIX_MAX + 48];
-	const char	*argv[8];
-	size_t		 lens[8];
+	char		 key[PREFIX_MAX + 48], ekey[PREFIX_MAX + 48];
+	char		 ikey[PREFIX_MAX + 48], tpre[PREFIX_MAX + 8];
+	const char	*argv[10];
+	size_t		 lens[10];
 
-	char		 ekey[PREFIX_MAX + 48];
-	size_t		 elen;
-
-	lens[1] = key_of(st, sid, key, sizeof(key));
-	argv[1] = key;
-	elen = events_key(st, sid, ekey, sizeof(ekey));
-	if (val == NULL) {
-		argv[0] = "DEL";
-		lens[0] = 3;
-		argv[2] = ekey;
-		lens[2] = elen;
-		if (command(st, NULL, NULL, 3, argv, lens) != 0)
-			return -1;
-		argv[0] = "PUBLISH";
-		lens[0] = 7;
-		argv[1] = st->channel;
-		lens[1] = strlen(st->channel);
-		argv[2] = sid;
-		lens[2] = strlen(sid);
-		return command(st, NULL, NULL, 3, argv, lens);
-	}
 	argv[0] = "EVAL";
 	lens[0] = 4;
-	argv[1] = del_if_script;
-	lens[1] = sizeof(del_if_script) - 1;
-	argv[2] = "3";
+	argv[1] = val != NULL ? del_if_script : del_script;
+	lens[1] = val != NULL ? sizeof(del_if_script) - 1 :
+	    sizeof(del_script) - 1;
+	argv[2] = "4";
 	lens[2] = 1;
 	argv[3] = key;
 	lens[3] = key_of(st, sid, key, sizeof(key));
 	argv[4] = st->channel;
 	lens[4] = strlen(st->channel);
 	argv[5] = ekey;
-	lens[5] = elen;
-	argv[6] = val;
-	lens[6] = strlen(val);
-	argv[7] = sid;
-	lens[7] = strlen(sid);
-	return command(st, NULL, NULL, 8, argv, lens);
+	lens[5] = events_key(st, sid, ekey, sizeof(ekey));
+	argv[6] = ikey;
+	lens[6] = index_key(st, sid, ikey, sizeof(ikey));
+	argv[7] = val != NULL ? val : "";
+	lens[7] = strlen(argv[7]);
+	argv[8] = sid;
+	lens[8] = strlen(sid);
+	argv[9] = tpre;
+	lens[9] = (size_t)snprintf(tpre, sizeof(tpre), "%stask:", st->prefix);
+	return command(st, NULL, NULL, 10, argv, lens);
 }
 
 /* ---- event logs: <prefix>events:<sid>, <prefix>ev:<sid> ---------------- */
@@ -1258,7 +1335,8 @@ beat_done(void *arg, int status, size_t n, const char *const *vals,
 	for (i = 0; status == ST_OK && i < n; i++)
 		mcp_log(MCP_LOG_WARN, "redis: instance %.*s lost (no "
 		    "heartbeat for %d s): its calls answered with an error in "
-		    "their event logs (instance, calls: %.*s)", lens[i] < 8 ?
+		    "their event logs, its running tasks failed (instance, "
+		    "calls, tasks: %.*s)", lens[i] < 8 ?
 		    (int)lens[i] : 8, vals[i], BEAT_TTL, (int)(lens[i] > 40 ?
 		    40 : lens[i]), vals[i]);
 }
@@ -1267,10 +1345,10 @@ static void
 beat_cb(struct ev_loop *loop, ev_timer *w, int revents)
 {
 	struct store	*st = w->data;
-	struct buf	 calls = { 0 };
+	struct buf	 calls = { 0 }, tasks = { 0 };
 	struct op	*op;
-	const char	*argv[10];
-	size_t		 lens[10];
+	const char	*argv[11];
+	size_t		 lens[11];
 	int		 on;
 	char		 smax[24], sttl[24], sbeat[8];
 
@@ -1278,13 +1356,11 @@ beat_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	(void)revents;
 	if (st->beating || st->freeing || !st->cmd.up || st->beat_fn == NULL)
 		return;
-	if (st->beat_fn(st->beat_arg, &calls) != 0 || calls.len == 0) {
+	if (st->beat_fn(st->beat_arg, &calls) != 0 || calls.len == 0 ||
+	    mcp__taskshare_working(st->srv, &tasks) != MCP_OK ||
+	    (op = calloc(1, sizeof(*op))) == NULL) {
 		mcp__buf_free(&calls);
-		return;
-	}
-	op = calloc(1, sizeof(*op));
-	if (op == NULL) {
-		mcp__buf_free(&calls);
+		mcp__buf_free(&tasks);
 		return;
 	}
 	op->st = st;
@@ -1310,13 +1386,172 @@ beat_cb(struct ev_loop *loop, ev_timer *w, int revents)
 	lens[8] = (size_t)snprintf(sttl, sizeof(sttl), "%d", st->beat_ttl);
 	argv[9] = st->beat_on ? "1" : "0";
 	lens[9] = 1;
-	on = !(calls.len == 2 && memcmp(calls.data, "[]", 2) == 0);
-	if (send_op(st, op, 10, argv, lens) == 0) {
+	argv[10] = tasks.data;
+	lens[10] = tasks.len;
+	on = !(calls.len == 2 && memcmp(calls.data, "[]", 2) == 0) ||
+	    !(tasks.len == 2 && memcmp(tasks.data, "[]", 2) == 0);
+	if (send_op(st, op, 11, argv, lens) == 0) {
 		st->beating = 1;
 		st->beat_on = on;
 	}
 	mcp__buf_free(&calls);
+	mcp__buf_free(&tasks);
 }
+
+/* ---- tasks: <prefix>task:<id>, <prefix>stasks:<sid> ------------------- */
+
+static size_t
+task_key(const struct store *st, const char *id, char *out, size_t max)
+{
+	int	 n;
+
+	n = snprintf(out, max, "%stask:%.32s", st->prefix, id);
+	return n > 0 && (size_t)n < max ? (size_t)n : 0;
+}
+
+static int
+task_put(void *arg, const char *id, const char *sid, const char *rec,
+    size_t len, long long ttl_ms)
+{
+	struct store	*st = arg;
+	struct mcp_server *srv = st->srv;
+	char		 key[PREFIX_MAX + 48], ikey[PREFIX_MAX + 48];
+	char		 sttl[24], screated[24], sold[24], sidx[24];
+	const char	*argv[11];
+	size_t		 lens[11];
+	double		 now = ev_now(st->loop) * 1000;
+	long long	 life = 2LL * srv->task_ttl_ms + 60000;
+
+	argv[0] = "EVAL";
+	lens[0] = 4;
+	argv[1] = task_put_script;
+	lens[1] = sizeof(task_put_script) - 1;
+	argv[2] = sid != NULL ? "2" : "1";
+	lens[2] = 1;
+	argv[3] = key;
+	lens[3] = task_key(st, id, key, sizeof(key));
+	argv[4] = ikey;
+	lens[4] = sid != NULL ? index_key(st, sid, ikey, sizeof(ikey)) : 0;
+	argv[5] = rec;
+	lens[5] = len;
+	argv[6] = sttl;
+	lens[6] = (size_t)snprintf(sttl, sizeof(sttl), "%lld",
+	    ttl_ms > 0 ? ttl_ms : 1);
+	/* Its creation is in the record; the index needs only an order. */
+	argv[7] = screated;
+	lens[7] = (size_t)snprintf(screated, sizeof(screated), "%.0f", now);
+	argv[8] = id;
+	lens[8] = strlen(id);
+	argv[9] = sold;
+	lens[9] = (size_t)snprintf(sold, sizeof(sold), "%.0f",
+	    now - (double)life);
+	argv[10] = sidx;
+	lens[10] = (size_t)snprintf(sidx, sizeof(sidx), "%lld", life / 1000);
+	if (sid == NULL) {	/* no index: KEYS[2] and its ARGV go */
+		memmove(argv + 4, argv + 5, 6 * sizeof(argv[0]));
+		memmove(lens + 4, lens + 5, 6 * sizeof(lens[0]));
+		return command(st, NULL, NULL, 10, argv, lens);
+	}
+	return command(st, NULL, NULL, 11, argv, lens);
+}
+
+static int
+task_get(void *arg, const char *id, size_t max, tstore_fn fn, void *farg)
+{
+	struct store	*st = arg;
+	char		 key[PREFIX_MAX + 48];
+	const char	*argv[2];
+	size_t		 lens[2];
+	struct op	*op;
+
+	if (st->freeing || !st->cmd.up || st->cmd.ac == NULL ||
+	    (op = calloc(1, sizeof(*op))) == NULL)
+		return -1;
+	op->st = st;
+	op->fn = fn;
+	op->arg = farg;
+	op->max = max;
+	argv[0] = "GET";
+	lens[0] = 3;
+	argv[1] = key;
+	lens[1] = task_key(st, id, key, sizeof(key));
+	return send_op(st, op, 2, argv, lens);
+}
+
+static int
+task_del(void *arg, const char *id, const char *sid)
+{
+	struct store	*st = arg;
+	char		 key[PREFIX_MAX + 48], ikey[PREFIX_MAX + 48];
+	const char	*argv[3];
+	size_t		 lens[3];
+
+	argv[0] = "DEL";
+	lens[0] = 3;
+	argv[1] = key;
+	lens[1] = task_key(st, id, key, sizeof(key));
+	if (command(st, NULL, NULL, 2, argv, lens) != 0 || sid == NULL)
+		return -1;
+	argv[0] = "ZREM";
+	lens[0] = 4;
+	argv[1] = ikey;
+	lens[1] = index_key(st, sid, ikey, sizeof(ikey));
+	argv[2] = id;
+	lens[2] = strlen(id);
+	return command(st, NULL, NULL, 3, argv, lens);
+}
+
+static int
+task_list(void *arg, const char *sid, int offset, int limit, size_t max,
+    tstore_list_fn fn, void *farg)
+{
+	struct store	*st = arg;
+	char		 ikey[PREFIX_MAX + 48], tpre[PREFIX_MAX + 8];
+	char		 soff[16], slim[16];
+	const char	*argv[7];
+	size_t		 lens[7];
+	struct op	*op;
+
+	if (st->freeing || !st->cmd.up || st->cmd.ac == NULL ||
+	    (op = calloc(1, sizeof(*op))) == NULL)
+		return -1;
+	op->st = st;
+	op->lfn = fn;
+	op->arg = farg;
+	op->max = max;
+	argv[0] = "EVAL";
+	lens[0] = 4;
+	argv[1] = task_list_script;
+	lens[1] = sizeof(task_list_script) - 1;
+	argv[2] = "1";
+	lens[2] = 1;
+	argv[3] = ikey;
+	lens[3] = index_key(st, sid, ikey, sizeof(ikey));
+	argv[4] = tpre;
+	lens[4] = (size_t)snprintf(tpre, sizeof(tpre), "%stask:", st->prefix);
+	argv[5] = soff;
+	lens[5] = (size_t)snprintf(soff, sizeof(soff), "%d", offset);
+	argv[6] = slim;
+	lens[6] = (size_t)snprintf(slim, sizeof(slim), "%d",
+	    limit > 0 ? limit : 1);
+	return send_op(st, op, 7, argv, lens);
+}
+
+static int
+task_cancel(void *arg, const char *tag, const char *sid, const char *id)
+{
+	struct store	*st = arg;
+	char		 json[64];
+	int		 len;
+
+	len = snprintf(json, sizeof(json), "{\"taskId\":\"%.32s\"}", id);
+	return mcp__store_relay(st, tag, RELAY_TASK, sid != NULL ? sid :
+	    "00000000000000000000000000000000", json, (size_t)len);
+}
+
+const struct task_store mcp__store_tasks = {
+	task_put, task_get, task_del, task_list, task_cancel
+};
 
 /* ---- legacy SSE streams: <prefix>sse:<sid> ----------------------------- */
 

@@ -103,7 +103,7 @@ struct store;
 /* The answer to a command: ST_OK with the value (GET: NULL for none),
  * ST_NONE (GET: no such key; SET XX: the key is gone), ST_ERR (down,
  * an error reply, or too large). VAL is borrowed for the call. */
-enum { ST_OK, ST_NONE, ST_ERR };
+enum { ST_OK = TS_OK, ST_NONE = TS_NONE, ST_ERR = TS_ERR };	/* taskshare.c's */
 typedef void	(*store_fn)(void *arg, int status, const char *val,
 		    size_t len);
 
@@ -181,6 +181,12 @@ int	 mcp__store_range(struct store *st, const char *sid,
 /* (UN)SUBSCRIBE SID's channel; ON: messages to the store_ev_fn. */
 int	 mcp__store_sub(struct store *st, const char *sid, int on)
 	    MCP_HIDDEN;
+
+/* Tasks shared between instances (server/taskshare.c): the record of
+ * each at <prefix>task:<id>, a session's index at <prefix>stasks:<sid>
+ * (ended with the session: mcp__store_del), a cancel relayed as
+ * RELAY_TASK to the instance running it. */
+extern const struct task_store mcp__store_tasks MCP_HIDDEN;
 
 /*
  * Legacy SSE streams (transport_sse.c): the instance holding a stream

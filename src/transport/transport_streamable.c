@@ -773,6 +773,7 @@ ssess_adopt(struct http *h, const char *sid, const char *val, size_t len)
 	ss->hash = mcp__hash(ss->id);
 	ss->seen = ev_now(h->srv->loop);
 	ss->adopted = 1;
+	ss->sess->shared = 1;
 	snprintf(ss->sess->inst, sizeof(ss->sess->inst), "%s",
 	    mcp__store_tag(h->conf->store));
 	/* Renewed at once, by this instance: its own record. */
@@ -2094,8 +2095,8 @@ st_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 		if (ss == NULL)
 			return reply_rpc(conn, 500, "cannot create a session",
 			    rq->origin);
-		/* Other instances may serve it: what lives in this process
-		 * only (tasks) is not offered. */
+		/* Other instances may serve it: its tasks are in Redis
+		 * too (taskshare.c). */
 		ss->sess->shared = h->conf->store != NULL;
 		if (h->conf->store != NULL)
 			snprintf(ss->sess->inst, sizeof(ss->sess->inst),
@@ -2614,6 +2615,12 @@ mcp__streamable_event(void *arg, int what, const char *sid,
 	}
 	if (what == SEV_RELAY && len > 35 && val[0] == RELAY_POST) {
 		mcp__sse_relayed(h, sid, val + 35, len - 35);
+		return;
+	}
+	if (what == SEV_RELAY && len > 35 && val[0] == RELAY_TASK) {
+		/* A tasks/cancel for a task running here, of any session
+		 * (a 2026-07-28 task has none). */
+		mcp__taskshare_cancelled(h->srv, val + 35, len - 35);
 		return;
 	}
 	if ((ss = find(h, sid)) == NULL || ss->stateless)
