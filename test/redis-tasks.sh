@@ -28,7 +28,7 @@
 #     result are still answered on instance 2 (they live in Redis);
 #   - instance 3 killed (-9) running a task: within seconds tasks/get on
 #     instance 2 says failed (the lost instance named), and tasks/result
-#     gives -32603;
+#     gives -32603; so does a task made there just before the kill;
 #   - SIGTERM: the instances left exit 0; no sanitizer report in the logs.
 # Prints TAP; everything it starts is stopped by PID. About 40 s.
 cd "$(dirname "$0")/.." || exit 1

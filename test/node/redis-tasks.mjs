@@ -19,11 +19,12 @@
 //       io.modelcontextprotocol/tasks: a task made on 1, polled on 2,
 //       cancelled on 3 (the call on 1 stops), an unknown taskId -32602
 //       on every instance. Then it leaves, for phase b, a completed task
-//       of instance 1 and a task running on instance 3 (in STATE).
+//       of instance 1 and two tasks running on instance 3, one for 1.5 s,
+//       one made just now (in STATE).
 //   b   (after instance 1's SIGTERM and instance 3's kill -9) on instance
-//       2: the completed task and its result are still there; the task of
-//       the lost instance fails within a few seconds, its tasks/result a
-//       -32603 error.
+//       2: the completed task and its result are still there; the tasks
+//       of the lost instance fail within a few seconds (the young one
+//       too), the older one's tasks/result a -32603 error.
 //
 // Prints TAP; exits 1 if an assertion failed. MCP_TIME_SCALE stretches
 // the time bounds (the sanitizer build).
@@ -449,20 +450,37 @@ async function extension() {
 	is(r.msg?.error?.code, -32602, `${V26}: tasks/cancel of it on instance 2: -32602`, r.why);
 }
 
-// ---- phase a: for b, a completed task of instance 1, one running on 3 --------
+// ---- phase a: for b, a completed task of instance 1, two running on 3 --------
 
+// The first of those two runs for 1.5 s before the kill, the second for
+// a moment only: its instance is lost before it has said much of it.
 async function leave() {
 	const s = await Session.open(1);
+	const w = await s.task(3, 60000, 60000);
+	const t0 = Date.now();
 	const c = await s.task(1, 300, 60000);
 	const r = await s.settled(1, c.id ?? UNKNOWN);
 	ok(status(r) === 'completed', 'for later: a task of 300 ms completed on instance 1', r.why);
-	const w = await s.task(3, 60000, 60000);
-	await sleep(T(200));
-	const g = await s.get(2, w.id ?? UNKNOWN);
-	ok(status(g) === 'working', 'for later: a task of 60 s running on instance 3 (working, says instance 2)',
-	    g.why);
+	await sleep(Math.max(0, 1500 - (Date.now() - t0)));
+	const y = await s.task(3, 60000, 60000);
+	const g = [await s.get(2, w.id ?? UNKNOWN), await s.get(2, y.id ?? UNKNOWN)];
+	ok(g.every((x) => status(x) === 'working'), 'for later: two tasks of 60 s running on instance 3, one ' +
+	    `made ${Date.now() - t0} ms ago, one just now (working, says instance 2)`, g[0].why, g[1].why);
 	ok(await busy(1) === 0, 'instance 1 runs nothing (its SIGTERM drains nothing)');
-	writeFileSync(opt.state, JSON.stringify({ sid: s.sid, done: c.id, lost: w.id }));
+	writeFileSync(opt.state, JSON.stringify({ sid: s.sid, done: c.id, lost: w.id, young: y.id }));
+}
+
+// Polls tasks/get of ID on instance 2 until it is no longer working, or
+// the time after the kill passes LIMIT: [answer, ms since the kill].
+async function whenLost(s, id, t0, limit = T(8000)) {
+	let r;
+	do {
+		r = await s.get(2, id);
+		if (status(r) !== 'working')
+			break;
+		await sleep(100);
+	} while (Date.now() - t0 < limit);
+	return [r, Date.now() - t0];
 }
 
 async function phaseB() {
@@ -475,14 +493,8 @@ async function phaseB() {
 	ok(textOf(r.msg?.result) === 'slept 300 ms' && r.msg.result._meta?.[RELATED]?.taskId === st.done,
 	    '... tasks/result on instance 2: its result, from Redis', r.why);
 	const t0 = Number(opt.killed || Date.now());
-	const end = t0 + T(8000);
-	do {
-		r = await s.get(2, st.lost);
-		if (status(r) !== 'working')
-			break;
-		await sleep(100);
-	} while (Date.now() < end);
-	const took = Date.now() - t0;
+	let took;
+	[r, took] = await whenLost(s, st.lost, t0);
 	ok(status(r) === 'failed' && took < T(8000),
 	    `instance 3 killed (-9) with the task running: tasks/get on instance 2 says failed (${took} ms after)`,
 	    r.why);
@@ -490,9 +502,12 @@ async function phaseB() {
 	    `... its statusMessage names the lost instance (${r.msg?.result?.statusMessage})`, r.why);
 	r = await s.ask(2, 'tasks/result', { taskId: st.lost });
 	is(errCode(r), -32603, '... its tasks/result on instance 2: a JSON-RPC error -32603', r.why);
+	[r, took] = await whenLost(s, st.young, t0);
+	ok(status(r) === 'failed' && took < T(8000),
+	    `the task made on instance 3 just before the kill: failed too (${took} ms after)`, r.why);
 	r = await s.ask(2, 'tasks/list');
 	const ids = (r.msg?.result?.tasks ?? []).map((t) => t.taskId).sort();
-	is(ids, [st.done, st.lost].sort(), 'tasks/list on instance 2: both still', r.why);
+	is(ids, [st.done, st.lost, st.young].sort(), 'tasks/list on instance 2: all three still', r.why);
 	const x = await s.close(2);
 	ok(x.status === 200 || x.status === 204, `DELETE of that session on instance 2 (${x.status})`, x.summary());
 }
