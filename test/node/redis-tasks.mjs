@@ -9,8 +9,8 @@
 //       task made on instance 1, polled (tasks/get) on 2, its result
 //       waited for (tasks/result) on 3, listed (tasks/list) on 2;
 //       tasks/cancel on 2 of a task running on 1: cancelled there, the
-//       call on 1 stops (its worker free, its log), tasks/get says so
-//       everywhere; a cancel of a completed task: -32602; another session
+//       call on 1 stops (its worker free, its log), a tasks/result
+//       waiting on 3 gets an error, tasks/get says so everywhere; a cancel of a completed task: -32602; another session
 //       sees none of them (-32602); a short ttl expires everywhere and
 //       its key <prefix>task:<id> goes; DELETE of a session leaves no
 //       <prefix>task:<id> of its tasks nor <prefix>stasks:<sid>, even
@@ -24,7 +24,8 @@
 //   b   (after instance 1's SIGTERM and instance 3's kill -9) on instance
 //       2: the completed task and its result are still there; the tasks
 //       of the lost instance fail within a few seconds (the young one
-//       too), the older one's tasks/result a -32603 error.
+//       too), the older one's tasks/result a -32603 error, also to one
+//       waiting since the kill.
 //
 // Prints TAP; exits 1 if an assertion failed. MCP_TIME_SCALE stretches
 // the time bounds (the sanitizer build).
@@ -212,10 +213,17 @@ async function cancelAcross(s, completed) {
 	const b = await busy(1);
 	ok(b === b0 + 1, `a task sleeping 60 s on instance 1 holds one of its workers (mcp_workers_busy ${b0}, ` +
 	    `then ${b})`);
+	// A tasks/result waiting for it on instance 3 meanwhile.
+	const waiter = s.ask(3, 'tasks/result', { taskId: id }).then((w) => ({ ...w, at: Date.now() }));
+	await sleep(T(100));
 	const t0 = Date.now();
 	let r = await s.ask(2, 'tasks/cancel', { taskId: id });
 	ok(r.msg?.result?.taskId === id && status(r) === 'cancelled',
 	    'tasks/cancel on instance 2 of a task running on instance 1: the Task, cancelled', r.why);
+	const w = await waiter;
+	ok(w.msg?.error !== undefined && w.msg.error.code !== -32601 && w.at - t0 < T(2000),
+	    `a tasks/result waiting for it on instance 3: answered with an error (${w.at - t0} ms after the ` +
+	    'cancel)', w.why);
 	const free = await idle(1, T(2000), b0);
 	ok(free, `the sleep on instance 1 stopped: its worker is free (${Date.now() - t0} ms)`);
 	const lines = logLines(1, id).filter((l) => /cancel/i.test(l));
@@ -493,6 +501,9 @@ async function phaseB() {
 	ok(textOf(r.msg?.result) === 'slept 300 ms' && r.msg.result._meta?.[RELATED]?.taskId === st.done,
 	    '... tasks/result on instance 2: its result, from Redis', r.why);
 	const t0 = Number(opt.killed || Date.now());
+	// A tasks/result waiting for the lost instance's task meanwhile.
+	const waiter = s.ask(2, 'tasks/result', { taskId: st.lost }, T(15000))
+	    .then((w) => ({ ...w, at: Date.now() - t0 }));
 	let took;
 	[r, took] = await whenLost(s, st.lost, t0);
 	ok(status(r) === 'failed' && took < T(8000),
@@ -502,6 +513,9 @@ async function phaseB() {
 	    `... its statusMessage names the lost instance (${r.msg?.result?.statusMessage})`, r.why);
 	r = await s.ask(2, 'tasks/result', { taskId: st.lost });
 	is(errCode(r), -32603, '... its tasks/result on instance 2: a JSON-RPC error -32603', r.why);
+	const w = await waiter;
+	ok(errCode(w) === -32603 && w.at < took + T(2000),
+	    `... and a tasks/result that waited for it since the kill: -32603 too (at ${w.at} ms)`, w.why);
 	[r, took] = await whenLost(s, st.young, t0);
 	ok(status(r) === 'failed' && took < T(8000),
 	    `the task made on instance 3 just before the kill: failed too (${took} ms after)`, r.why);
