@@ -161,8 +161,8 @@ nup=$(sed -n 's/^POST \(127\.0\.0\.1:[0-9]*\) .*/\1/p' "$tmp/up.log" | sort -u |
 npost=$(grep -c '^POST ' "$tmp/up.log")
 [ "$nup" -eq 3 ] && [ "$npost" -ge 9 ]
 ok $? "the SDK's POSTs ($npost) reached all three instances through nginx ($nup)" "$tmp/up.log"
-grep -q '^POST .* 5[0-9][0-9]$' "$tmp/up.log"
-ok $((!$?)) "none of them got a 5xx from nginx or an instance" "$tmp/up.log"
+! grep -q '^POST .* 5[0-9][0-9]$' "$tmp/up.log"
+ok $? "none of them got a 5xx from nginx or an instance" "$tmp/up.log"
 
 # Instance 1 stopped as a rolling restart would: it runs nothing.
 stop "$pid_1"
