@@ -796,6 +796,18 @@ mcp__http_new_id(char *out)
 	return mcp__random_id(out);
 }
 
+int
+mcp__http_is_id(const char *sid)
+{
+	size_t	 i;
+
+	for (i = 0; i < 32; i++)
+		if (!((sid[i] >= '0' && sid[i] <= '9') ||
+		    (sid[i] >= 'a' && sid[i] <= 'f')))
+			return 0;
+	return sid[32] == '\0';
+}
+
 /*
  * The security advice binds a session to its user: the session's id is
  * no credential, the token is, so a request whose token names another

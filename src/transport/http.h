@@ -174,6 +174,9 @@ void	 mcp__http_shutdown(struct MHD_Connection *conn) MCP_HIDDEN;
 struct MHD_Response *mcp__http_body(struct http *h,
 	    struct MHD_Connection *conn, struct buf *b) MCP_HIDDEN;
 int	 mcp__http_new_id(char *out) MCP_HIDDEN;
+/* Is SID an id as mcp__http_new_id makes them: 32 lower-case hex
+ * digits, and nothing after them? */
+int	 mcp__http_is_id(const char *sid) MCP_HIDDEN;
 /* The request being handled names session S: may it? A session is
  * bound to the subject that opened it; a request of another subject's
  * gets 403 (queued in *RC, 0 returned). Else S takes the request's

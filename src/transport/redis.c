@@ -553,7 +553,6 @@ ended_cb(redisAsyncContext *ac, void *r, void *privdata)
 	redisReply	*reply = r, *kind, *msg;
 	struct rconn	*rc = ac->data;
 	struct store	*st = rc->st;
-	size_t		 i;
 
 	(void)privdata;
 	if (reply == NULL || reply->type != REDIS_REPLY_ARRAY ||
@@ -569,12 +568,9 @@ ended_cb(redisAsyncContext *ac, void *r, void *privdata)
 	}
 	/* An id as we make them, 32 hex digits; anything else is noise. */
 	if (strcmp(kind->str, "message") != 0 ||
-	    msg->type != REDIS_REPLY_STRING || msg->len != 32)
+	    msg->type != REDIS_REPLY_STRING || msg->len != 32 ||
+	    !mcp__http_is_id(msg->str))
 		return;
-	for (i = 0; i < 32; i++)
-		if (!((msg->str[i] >= '0' && msg->str[i] <= '9') ||
-		    (msg->str[i] >= 'a' && msg->str[i] <= 'f')))
-			return;
 	if (st->ended_fn != NULL)
 		st->ended_fn(st->ended_arg, msg->str);
 }

@@ -446,19 +446,6 @@ relay_cb(void *arg, int status, long long n)
 	mcp__http_wake(rl->h);
 }
 
-/* Is SID an id as we make them: 32 lower-case hex digits? */
-static int
-our_id(const char *sid)
-{
-	size_t	 i;
-
-	for (i = 0; i < 32; i++)
-		if (!((sid[i] >= '0' && sid[i] <= '9') ||
-		    (sid[i] >= 'a' && sid[i] <= 'f')))
-			return 0;
-	return sid[32] == '\0';
-}
-
 /*
  * A POST for a session not held here: what would be refused here with
  * a 400 is refused now; the rest is relayed to the instance holding
@@ -474,7 +461,7 @@ relay_post(struct http *h, struct MHD_Connection *conn, struct req *rq)
 	size_t			 len = rq->body.len;
 	int			 rc;
 
-	if (!our_id(rq->sid))
+	if (!mcp__http_is_id(rq->sid))
 		return mcp__http_reply_rpc(conn, 404, MCP_RPC_INVALID_REQUEST,
 		    "session not found", rq->origin);
 	if (h->srv->draining) {

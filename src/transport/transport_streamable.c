@@ -669,19 +669,6 @@ lookup_cb(void *arg, int status, const char *val, size_t len)
 	mcp__http_wake(lk->h);
 }
 
-/* Is SID an id as we make them: 32 lower-case hex digits? */
-static int
-our_id(const char *sid)
-{
-	size_t	 i;
-
-	for (i = 0; i < 32; i++)
-		if (!((sid[i] >= '0' && sid[i] <= '9') ||
-		    (sid[i] >= 'a' && sid[i] <= 'f')))
-			return 0;
-	return sid[32] == '\0';
-}
-
 /* CONN's request names SID, unknown here: Redis is asked, CONN waits
  * suspended (*RC: MHD_YES), or the answer is queued in *RC. */
 static void
@@ -691,7 +678,7 @@ lookup_start(struct http *h, struct MHD_Connection *conn, const char *sid,
 	struct lookup	*lk;
 	const char	*why;
 
-	if (!our_id(sid)) {
+	if (!mcp__http_is_id(sid)) {
 		*rc = mcp__http_reply_rpc(conn, 404, -32001,
 		    "Session not found", origin);
 		return;
