@@ -1,0 +1,186 @@
+#!/bin/sh
+# redis-tasks.sh: MCP Tasks shared across instances (--redis, issue 13).
+# A real redis-server, three mcp-demo --redis instances (--metrics, to
+# see their workers) behind a real nginx (round-robin, no stickiness);
+# test/node/redis-tasks.mjs sends each request to the instance it names:
+#   - 2025-11-25: initialize declares the tasks capability with --redis;
+#     a task made on instance 1 is working, then completed, on 2; its
+#     tasks/result on 3 waits, then gives the CallToolResult with _meta
+#     related-task; tasks/list on 1 and 2 lists the session's tasks;
+#   - tasks/cancel on 2 of a task running on 1: the Task, cancelled; the
+#     sleep on 1 stops (its worker is free, its log says so); tasks/get
+#     on every instance: cancelled; a tasks/result waiting for it on 3
+#     gets an error; a cancel of a completed task: -32602;
+#   - another session: tasks/get, tasks/result, tasks/cancel of the
+#     first's task -32602 on every instance, tasks/list without them;
+#   - a ttl of 1.5 s: after it, -32602 on every instance, and the key
+#     <prefix>task:<id> is gone;
+#   - DELETE of a session on another instance: no <prefix>task:<id> of its
+#     tasks and no <prefix>stasks:<sid> left (SCAN), even once its running
+#     call would have ended;
+#   - the official TypeScript SDK (its experimental tasks API) through
+#     nginx: callToolStream twice (its polls land on several instances:
+#     nginx's log), getTask, listTasks, cancelTask;
+#   - 2026-07-28's extension io.modelcontextprotocol/tasks: a task made on
+#     1, working then completed (the result inline) on 2 and 3; cancelled
+#     on 3 while it runs on 1: cancelled on 2 and 1, the sleep on 1 stops;
+#     a taskId that does not exist: -32602 on every instance;
+#   - instance 1 stopped with SIGTERM (exit 0): its completed task and its
+#     result are still answered on instance 2 (they live in Redis);
+#   - instance 3 killed (-9) running a task: within seconds tasks/get on
+#     instance 2 says failed (the lost instance named), and tasks/result
+#     gives -32603, to one asked since the kill too; a task made there
+#     just before the kill (before its instance's next heartbeat) fails
+#     too;
+#   - SIGTERM: the instances left exit 0; no sanitizer report in the logs.
+# Prints TAP; everything it starts is stopped by PID. About 25 s (a
+# minute under the sanitizers: MCP_BUILD=build/san stretches the bounds).
+cd "$(dirname "$0")/.." || exit 1
+. test/lib.sh
+
+need_built "$MCP_DEMO"
+need_node
+need_sdk
+command -v redis-server >/dev/null 2>&1 ||
+	bail "redis-server is installed (tools/bootstrap.sh test)"
+command -v redis-cli >/dev/null 2>&1 || bail "redis-cli is installed"
+nginx=$(command -v nginx 2>/dev/null)
+[ -n "$nginx" ] || for p in /usr/sbin/nginx /usr/local/sbin/nginx; do
+	[ -x "$p" ] && nginx=$p && break
+done
+[ -n "$nginx" ] || bail "nginx is installed (tools/bootstrap.sh test)"
+
+case $MCP_BUILD in
+*san)
+	: "${MCP_TIME_SCALE:=3}"
+	export MCP_TIME_SCALE
+	;;
+esac
+
+prefix=rtk$$:
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcp-redis-tasks.XXXXXX") || exit 1
+sock=$tmp/redis.sock
+rpid=
+npid=
+pids=
+cleanup() {
+	for p in $npid $rpid $pids; do
+		kill -KILL "$p" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'cleanup; exit 1' INT TERM HUP
+
+OK_TAIL=30
+start_redis
+ok $? "redis-server on $sock" "$tmp/redis.log"
+
+# start_srv I: mcp-demo instance I, its port in port_I, its pid in pid_I.
+start_srv() {
+	: >"$tmp/srv$1.log"
+	"$MCP_DEMO" --http 127.0.0.1:0 --session-timeout 60 --metrics \
+	    --redis "unix://$sock" --redis-prefix "$prefix" \
+	    --log-level info 2>"$tmp/srv$1.log" &
+	eval "pid_$1=$!"
+	pids="$pids $!"
+	eval "port_$1=\$(logged_port \"\$tmp/srv\$1.log\" $!)"
+}
+start_srv 1
+start_srv 2
+start_srv 3
+[ -n "$port_1" ] && [ -n "$port_2" ] && [ -n "$port_3" ]
+ok $? "three mcp-demo instances with --redis listen" "$tmp/srv1.log"
+i=0
+while [ $i -lt 50 ] && [ "$(cat "$tmp"/srv*.log | grep -c 'redis: connection to .* up')" -lt 3 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+
+nport=$(node -e 'const s = require("net").createServer();
+    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')
+cat >"$tmp/mcp.conf" <<EOF
+log_format libmcp_up '\$request_method \$upstream_addr \$status';
+upstream libmcp_rtasks {
+    server 127.0.0.1:$port_1;
+    server 127.0.0.1:$port_2;
+    server 127.0.0.1:$port_3;
+}
+server {
+    listen 127.0.0.1:$nport;
+    access_log $tmp/up.log libmcp_up;
+    proxy_http_version 1.1;
+    proxy_set_header Connection '';
+    proxy_set_header Host \$host;
+    proxy_buffering off;
+    proxy_read_timeout 30s;
+    location = /mcp {
+        proxy_pass http://libmcp_rtasks;
+    }
+}
+EOF
+nginx_main "$tmp" "$tmp/mcp.conf"
+"$nginx" -p "$tmp/" -c "$tmp/nginx.conf" -e "$tmp/error.log" \
+    </dev/null >"$tmp/nginx.out" 2>&1 &
+npid=$!
+url=http://127.0.0.1:$nport/mcp
+i=0
+while [ $i -lt 50 ] && ! curl -s -o /dev/null --max-time 1 "$url"; do
+	sleep 0.1
+	i=$((i + 1))
+done
+curl -s -o /dev/null --max-time 1 "$url"
+ok $? "nginx round-robin over the three on 127.0.0.1:$nport" "$tmp/error.log"
+: >"$tmp/up.log"
+
+# node_phase PHASE [ARGS...]: test/node/redis-tasks.mjs's TAP, counted
+# here; then whether it ran to its end.
+node_phase() {
+	_ph=$1
+	shift
+	node test/node/redis-tasks.mjs "$_ph" --ports "$port_1,$port_2,$port_3" \
+	    --logs "$tmp/srv1.log,$tmp/srv2.log,$tmp/srv3.log" --sock "$sock" \
+	    --prefix "$prefix" --url "$url" --state "$tmp/state.json" "$@" \
+	    >"$tmp/node-$_ph.tap" 2>"$tmp/node-$_ph.err"
+	_rc=$?
+	while IFS= read -r line; do
+		case $line in
+		"ok "*) ok 0 "${line#ok * - }" ;;
+		"not ok "*) ok 1 "${line#not ok * - }" ;;
+		"1.."*) ;;
+		*) echo "$line" ;;
+		esac
+	done <"$tmp/node-$_ph.tap"
+	[ $_rc -eq 0 ] && grep -q '^1\.\.' "$tmp/node-$_ph.tap"
+	ok $? "test/node/redis-tasks.mjs $_ph ran to its end (exit $_rc)" "$tmp/node-$_ph.err"
+}
+
+node_phase a
+# The SDK's requests went through nginx, to each of the three instances.
+nup=$(sed -n 's/^POST \(127\.0\.0\.1:[0-9]*\) .*/\1/p' "$tmp/up.log" | sort -u | wc -l)
+npost=$(grep -c '^POST ' "$tmp/up.log")
+[ "$nup" -eq 3 ] && [ "$npost" -ge 9 ]
+ok $? "the SDK's POSTs ($npost) reached all three instances through nginx ($nup)" "$tmp/up.log"
+! grep -q '^POST .* 5[0-9][0-9]$' "$tmp/up.log"
+ok $? "none of them got a 5xx from nginx or an instance" "$tmp/up.log"
+
+# Instance 1 stopped as a rolling restart would: it runs nothing.
+stop "$pid_1"
+pids=$(echo "$pids" | sed "s/ $pid_1//")
+ok $([ "$status" = 0 ]; echo $?) "instance 1 exits 0 on SIGTERM (got $status)" "$tmp/srv1.log"
+# Instance 3, running a task, lost.
+kill -KILL "$pid_3"
+killed=$(node -e 'console.log(Date.now())')
+wait "$pid_3" 2>/dev/null
+pids=$(echo "$pids" | sed "s/ $pid_3//")
+node_phase b --killed "$killed"
+n_lost=$(grep -c "instance [0-9a-f]* lost" "$tmp/srv2.log")
+[ "$n_lost" -ge 1 ]
+ok $? "instance 2 logged the lost instance ($n_lost lines)" "$tmp/srv2.log"
+
+stop "$pid_2"
+pids=$(echo "$pids" | sed "s/ $pid_2//")
+ok $([ "$status" = 0 ]; echo $?) "instance 2 exits 0 on SIGTERM (got $status)" "$tmp/srv2.log"
+grep -h 'ERROR\|AddressSanitizer\|runtime error' "$tmp"/srv*.log >"$tmp/errs"
+ok $([ ! -s "$tmp/errs" ]; echo $?) "no errors in the instances' logs" "$tmp/errs"
+tap_end
