@@ -306,7 +306,7 @@ static void	 beat_cb(struct ev_loop *, ev_timer *, int);
  * that does not fit its room spoils the command, which then is not sent.
  */
 #define CMD_WORDS	12
-#define CMD_ROOMS	6
+#define CMD_ROOMS	8
 #define CMD_ROOM	(PREFIX_MAX + 48)
 
 struct cmd {
@@ -1153,6 +1153,10 @@ send_op(struct store *st, struct op *op, struct cmd *c)
 {
 	int	 rc = -1;
 
+	if (c->bad)	/* a bug: a key past its room, or too many */
+		mcp_log(MCP_LOG_ERR, "redis: a command of %d words could not "
+		    "be built (%.40s): not sent", c->n, c->n > 0 ? c->v[0] :
+		    "");
 	if (!c->bad && redisAsyncCommandArgv(st->cmd.ac, op_cb, op, c->n,
 	    c->v, c->l) == REDIS_OK) {
 		if (st->npending++ == 0)
