@@ -487,8 +487,14 @@ mcp__taskshare_ask(struct session *s, struct mcp_call *c, const char *id,
 			return;
 		}
 		p->offset = (int)off;
-	} else
+	} else {
 		snprintf(p->id, sizeof(p->id), "%.32s", id);
+		/* Longer is no id of ours: not the record of its first 32. */
+		if (strlen(id) >= sizeof(p->id)) {
+			not_found(p);
+			return;
+		}
+	}
 	step(p);
 }
 
