@@ -898,6 +898,9 @@ json_t	*mcp__tasks_list(struct session *s, const char *cursor, int limit,
 /* Loop: is a task's call still owed its answer? A drain waits for it:
  * it holds no stream that the transports would count. */
 int	 mcp__tasks_running(struct mcp_server *srv) MCP_HIDDEN;
+/* Loop: does a task of S still run its call? (--redis: S, idle here,
+ * stays, for the clients of its other instances read that task.) */
+int	 mcp__tasks_running_in(const struct session *s) MCP_HIDDEN;
 /* Loop: S ends: every task of it goes. */
 void	 mcp__tasks_close(struct session *s) MCP_HIDDEN;
 

@@ -433,6 +433,20 @@ mcp__tasks_running(struct mcp_server *srv)
 	return 0;
 }
 
+int
+mcp__tasks_running_in(const struct session *s)
+{
+	const struct entry *e;
+	const struct task *t;
+
+	for (e = s->tasks.head; e != NULL; e = e->next) {
+		t = (const struct task *)e;
+		if (t->call != NULL && !t->call->dropped)
+			return 1;
+	}
+	return 0;
+}
+
 void
 mcp__tasks_close(struct session *s)
 {

@@ -161,7 +161,8 @@ load(const char *rec, size_t len, const char *id, struct task *t,
 	    "status", &status, "msg", &msg, "created", &created, "updated",
 	    &updated, "ttl", &ttl, "result", &res, "error", &err) != 0 ||
 	    v != RECORD_V || strcmp(rid, id) != 0 || strlen(*inst) != 8 ||
-	    ttl < 0 || (subv != NULL && !json_is_string(subv) &&
+	    ttl < 0 || !(created >= 0 && created < 1e11) || /* a time_t */
+	    !(updated >= 0 && updated < 1e11) || (subv != NULL && !json_is_string(subv) &&
 	    !json_is_null(subv)) || (res != NULL && !json_is_object(res)) ||
 	    (err != NULL && (!json_is_object(err) || !json_is_integer(
 	    json_object_get(err, "code")) || !json_is_string(
@@ -487,8 +488,14 @@ mcp__taskshare_ask(struct session *s, struct mcp_call *c, const char *id,
 			return;
 		}
 		p->offset = (int)off;
-	} else
+	} else {
 		snprintf(p->id, sizeof(p->id), "%.32s", id);
+		/* Longer is no id of ours: not the record of its first 32. */
+		if (strlen(id) >= sizeof(p->id)) {
+			not_found(p);
+			return;
+		}
+	}
 	step(p);
 }
 

@@ -63,13 +63,14 @@ static const char del_if_script[] =
 /*
  * A task's record (taskshare.c): KEYS[1] set to ARGV[1] for ARGV[2] ms;
  * with KEYS[2], its session's index, the id ARGV[4] in it at the score
- * ARGV[3] (its creation, ms), the ids created before ARGV[5] ms dropped
- * (no task lives that long), the index kept ARGV[6] s.
+ * ARGV[3] (its creation, ms: NX, so that its end does not move it and
+ * shift the pages of tasks/list), the ids created before ARGV[5] ms
+ * dropped (no task lives that long), the index kept ARGV[6] s.
  */
 static const char task_put_script[] =
     "redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2]) "
     "if #KEYS > 1 then "
-    "redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4]) "
+    "redis.call('ZADD', KEYS[2], 'NX', ARGV[3], ARGV[4]) "
     "redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', '(' .. ARGV[5]) "
     "redis.call('EXPIRE', KEYS[2], ARGV[6]) end return 1";
 
@@ -1472,7 +1473,8 @@ task_put(void *arg, const char *id, const char *sid, const char *rec,
 	word_f(&c, "%lld", ttl_ms > 0 ? ttl_ms : 1);
 	if (sid != NULL) {
 		/* Its creation is in the record; the index needs only an
-		 * order, and to know what is surely gone. */
+		 * order, that of the first put (the task's link: NX), and
+		 * to know what is surely gone. */
 		word_f(&c, "%.0f", now);
 		word_s(&c, id);
 		word_f(&c, "%.0f", now - (double)life);

@@ -3111,7 +3111,10 @@ st_sweep(struct http *h, double now)
 			if (r->holds > 0 || r->sc != NULL ||
 			    r->waiting != NULL)
 				break;
-		if (r != NULL) {
+		/* A task running here is read through the other instances
+		 * (its record): ended here, it would stay working there. */
+		if (r != NULL || (ss->sess->shared &&
+		    mcp__tasks_running_in(ss->sess))) {
 			ss->seen = now;
 			continue;
 		}
