@@ -162,8 +162,8 @@ load(const char *rec, size_t len, const char *id, struct task *t,
 	    &updated, "ttl", &ttl, "result", &res, "error", &err) != 0 ||
 	    v != RECORD_V || strcmp(rid, id) != 0 || strlen(*inst) != 8 ||
 	    ttl < 0 || !(created >= 0 && created < 1e11) || /* a time_t */
-	    !(updated >= 0 && updated < 1e11) || (subv != NULL && !json_is_string(subv) &&
-	    !json_is_null(subv)) || (res != NULL && !json_is_object(res)) ||
+	    !(updated >= 0 && updated < 1e11) || (subv != NULL &&
+	    !json_is_string(subv) && !json_is_null(subv)) || (res != NULL && !json_is_object(res)) ||
 	    (err != NULL && (!json_is_object(err) || !json_is_integer(
 	    json_object_get(err, "code")) || !json_is_string(
 	    json_object_get(err, "message"))))) {

@@ -1464,6 +1464,7 @@ task_put(void *arg, const char *id, const char *sid, const char *rec,
 	struct cmd	 c;
 	double		 now = ev_now(st->loop) * 1000;
 	long long	 life = 2LL * st->srv->task_ttl_ms + 60000;
+	int		 done;
 
 	EVAL(&c, task_put_script, sid != NULL ? 2 : 1);
 	word_key(&c, st, "task:", id);
@@ -1482,6 +1483,10 @@ task_put(void *arg, const char *id, const char *sid, const char *rec,
 	}
 	if (command(st, NULL, NULL, &c) != 0)
 		return -1;
+	/* Out now, before the answer that names the task: the client may
+	 * ask another instance for it at once. Only the write: an error
+	 * is the loop's to find (no callback runs from here). */
+	(void)redisBufferWrite(&st->cmd.ac->c, &done);
 	if (working)
 		beat_soon(st);
 	return 0;
