@@ -32,6 +32,8 @@
 #     gives -32603, to one asked since the kill too; a task made there
 #     just before the kill (before its instance's next heartbeat) fails
 #     too;
+#   - Redis stopped (SIGSTOP) while a task ends on instance 2: its record
+#     says completed once Redis is back (written again on reconnect);
 #   - SIGTERM: the instances left exit 0; no sanitizer report in the logs.
 # Prints TAP; everything it starts is stopped by PID. About 25 s (a
 # minute under the sanitizers: MCP_BUILD=build/san stretches the bounds).
@@ -177,6 +179,35 @@ node_phase b --killed "$killed"
 n_lost=$(grep -c "instance [0-9a-f]* lost" "$tmp/srv2.log")
 [ "$n_lost" -ge 1 ]
 ok $? "instance 2 logged the lost instance ($n_lost lines)" "$tmp/srv2.log"
+
+# Redis away while a task ends on instance 2: Redis stopped (SIGSTOP)
+# 0.3 s into a 3 s task, so that instance 2 takes its connection down (2
+# s without an answer) before the task ends, and cannot write its end;
+# continued 4.5 s in. The end is written once Redis is back, not lost.
+hdr='-H Content-Type:application/json -H Accept:application/json,text/event-stream'
+sid2=$(curl -s -D - -o /dev/null $hdr "http://127.0.0.1:$port_2/mcp" -d \
+    '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{"tasks":{}},"clientInfo":{"name":"away","version":"1"}}}' |
+    tr -d '\r' | sed -n 's/^[Mm]cp-[Ss]ession-[Ii]d: //p')
+s2="-H Mcp-Session-Id:$sid2 -H MCP-Protocol-Version:2025-11-25"
+curl -s -o /dev/null $hdr $s2 "http://127.0.0.1:$port_2/mcp" -d \
+    '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+tid=$(curl -s $hdr $s2 "http://127.0.0.1:$port_2/mcp" -d \
+    '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"sleep","arguments":{"ms":3000},"task":{"ttl":60000}}}' |
+    sed -n 's/.*"taskId":"\([0-9a-f]*\)".*/\1/p' | head -n 1)
+sleep 0.3
+before=$(rcli get "${prefix}task:$tid" | sed -n 's/.*"status":"\([a-z]*\)".*/\1/p')
+kill -STOP "$rpid"
+sleep 4.2
+kill -CONT "$rpid"
+i=0
+while [ $i -lt 100 ]; do
+	after=$(rcli get "${prefix}task:$tid" | sed -n 's/.*"status":"\([a-z]*\)".*/\1/p')
+	[ "$after" = completed ] && break
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -n "$tid" ] && [ "$before" = working ] && [ "$after" = completed ]
+ok $? "a task ending on instance 2 while Redis is stopped: its record says completed once Redis is back (working before: $before; after: $after)" "$tmp/srv2.log"
 
 stop "$pid_2"
 pids=$(echo "$pids" | sed "s/ $pid_2//")

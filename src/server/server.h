@@ -949,6 +949,9 @@ void	 mcp__taskshare_set(struct mcp_server *srv,
 int	 mcp__task_shared(const struct task *t) MCP_HIDDEN;
 /* Loop: T's record as it is now goes to the store; or T's goes. */
 void	 mcp__taskshare_put(struct task *t) MCP_HIDDEN;
+/* Loop: the store is (back) up: every shared task held here is written
+ * again (a write while it was away, an end say, was lost). */
+void	 mcp__taskshare_again(struct mcp_server *srv) MCP_HIDDEN;
 void	 mcp__taskshare_del(struct task *t) MCP_HIDDEN;
 /* Loop: C (a CALL_WAIT, tracked, C->method the request's) is answered
  * from the store: the task ID's record, seen from session S: tasks/get,

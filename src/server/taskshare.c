@@ -127,6 +127,19 @@ mcp__taskshare_put(struct task *t)
 }
 
 void
+mcp__taskshare_again(struct mcp_server *srv)
+{
+	struct session	*s;
+	struct entry	*e;
+
+	if (srv->tshare == NULL)
+		return;
+	for (s = srv->sessions; s != NULL; s = s->snext)
+		for (e = s->tasks.head; e != NULL; e = e->next)
+			mcp__taskshare_put((struct task *)e);
+}
+
+void
 mcp__taskshare_del(struct task *t)
 {
 	struct mcp_server *srv = t->sess->srv;

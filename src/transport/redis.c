@@ -644,9 +644,11 @@ rconn_up(struct rconn *rc)
 		    rc->st->shown, rc->failing ? " again" : "");
 	rc->was_up = 1;
 	rc->failing = 0;
-	if (!rc->sub)
+	if (!rc->sub) {
 		flush_later(rc->st);
-	else if (rc->st->ev_fn != NULL)	/* the sessions' channels again */
+		/* What changed while Redis was away, written again. */
+		mcp__taskshare_again(rc->st->srv);
+	} else if (rc->st->ev_fn != NULL)	/* the sessions' channels again */
 		rc->st->ev_fn(rc->st->ev_arg, SEV_RESUB, NULL, NULL, 0);
 }
 
