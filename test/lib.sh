@@ -166,6 +166,37 @@ start_redis() {
 	return 1
 }
 
+# need_nginx: $nginx, the nginx binary (on PATH or in an sbin), or bail.
+need_nginx() {
+	nginx=$(command -v nginx 2>/dev/null)
+	[ -n "$nginx" ] || for _p in /usr/sbin/nginx /usr/local/sbin/nginx; do
+		[ -x "$_p" ] && nginx=$_p && break
+	done
+	[ -n "$nginx" ] || bail "nginx is installed (tools/bootstrap.sh test)"
+}
+
+# free_port: a TCP port free on 127.0.0.1 just now.
+free_port() {
+	node -e 'const s = require("net").createServer();
+	    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
+}
+
+# start_nginx CONF URL: nginx in the background ($npid), one process with
+# $tmp/nginx.conf (nginx_main) including CONF, its logs in $tmp; then
+# waits up to 5 s for URL to answer: 0 once it does.
+start_nginx() {
+	nginx_main "$tmp" "$1"
+	"$nginx" -p "$tmp/" -c "$tmp/nginx.conf" -e "$tmp/error.log" \
+	    </dev/null >"$tmp/nginx.out" 2>&1 &
+	npid=$!
+	_i=0
+	while [ $_i -lt 50 ] && ! curl -s -o /dev/null --max-time 1 "$2"; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	curl -s -o /dev/null --max-time 1 "$2"
+}
+
 # nginx_main DIR CONF...: DIR/nginx.conf, an nginx main config for one
 # process in the foreground that keeps every file it writes in DIR and
 # includes each server-block file CONF.

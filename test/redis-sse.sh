@@ -24,11 +24,7 @@ need_node
 command -v redis-server >/dev/null 2>&1 ||
 	bail "redis-server is installed (tools/bootstrap.sh test)"
 command -v redis-cli >/dev/null 2>&1 || bail "redis-cli is installed"
-nginx=$(command -v nginx 2>/dev/null)
-[ -n "$nginx" ] || for p in /usr/sbin/nginx /usr/local/sbin/nginx; do
-	[ -x "$p" ] && nginx=$p && break
-done
-[ -n "$nginx" ] || bail "nginx is installed (tools/bootstrap.sh test)"
+need_nginx
 
 prefix=rts$$:
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcp-redis-sse.XXXXXX") || exit 1
@@ -70,8 +66,7 @@ while [ $i -lt 50 ] && [ "$(cat "$tmp"/srv*.log | grep -c 'redis: connection to 
 	i=$((i + 1))
 done
 
-nport=$(node -e 'const s = require("net").createServer();
-    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });')
+nport=$(free_port)
 cat >"$tmp/mcp.conf" <<EOF
 upstream libmcp_sse {
     server 127.0.0.1:$port_1;
@@ -90,17 +85,8 @@ server {
     }
 }
 EOF
-nginx_main "$tmp" "$tmp/mcp.conf"
-"$nginx" -p "$tmp/" -c "$tmp/nginx.conf" -e "$tmp/error.log" \
-    </dev/null >"$tmp/nginx.out" 2>&1 &
-npid=$!
 base=http://127.0.0.1:$nport
-i=0
-while [ $i -lt 50 ] && ! curl -s -o /dev/null --max-time 1 "$base/mcp"; do
-	sleep 0.1
-	i=$((i + 1))
-done
-curl -s -o /dev/null --max-time 1 "$base/mcp"
+start_nginx "$tmp/mcp.conf" "$base/mcp"
 ok $? "nginx round-robin over the three instances on 127.0.0.1:$nport" \
     "$tmp/error.log"
 
