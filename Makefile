@@ -95,7 +95,7 @@ UNIT_TESTS = $(B)/t_schema $(B)/t_jsonrpc $(B)/t_registry $(B)/t_pool \
 	$(B)/t_template $(B)/t_faults $(B)/t_flags $(B)/t_decl $(B)/t_sha256
 
 # The libFuzzer harnesses (test/fuzz/NAME.c), built with clang.
-FUZZERS = json dispatch stdio schema template http client decl
+FUZZERS = json dispatch stdio schema template http client decl record
 FUZZ_CC = clang
 FUZZ_SAN = -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined
 FUZZ_SECONDS ?= 60

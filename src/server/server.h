@@ -966,6 +966,14 @@ void	 mcp__taskshare_forget(struct mcp_call *c) MCP_HIDDEN;
  * LEN bytes, untrusted: {"taskId": ...}). */
 void	 mcp__taskshare_cancelled(struct mcp_server *srv, const char *json,
 	    size_t len) MCP_HIDDEN;
+/* REC (LEN bytes, untrusted: fuzzed, test/fuzz/record.c), the record of
+ * task ID, into T, a copy on the stack whose why, result and error are
+ * its own (mcp__taskshare_unload frees them, and *HOLD); *SID, *SUB and
+ * *INST are borrowed from *HOLD. -1 when it is no record of ours. */
+int	 mcp__taskshare_load(const char *rec, size_t len, const char *id,
+	    struct task *t, json_t **hold, const char **sid,
+	    const char **sub, const char **inst) MCP_HIDDEN;
+void	 mcp__taskshare_unload(struct task *t, json_t *hold) MCP_HIDDEN;
 /* Loop: the JSON array of the ids of the shared tasks running here, for
  * the heartbeat (a lost instance's are failed by another). */
 int	 mcp__taskshare_working(struct mcp_server *srv, struct buf *out)

@@ -149,14 +149,11 @@ mcp__taskshare_del(struct task *t)
 		    t->sess->id);
 }
 
-/*
- * REC (LEN bytes, untrusted), the record of task ID, into T, a copy on
- * the stack: T's why, result and error are its own (unload frees them),
- * *SID and *SUB borrowed from *HOLD. -1 when it is no record of ours.
- */
-static int
-load(const char *rec, size_t len, const char *id, struct task *t,
-    json_t **hold, const char **sid, const char **sub, const char **inst)
+/* The record's reader, declared in server.h. */
+int
+mcp__taskshare_load(const char *rec, size_t len, const char *id,
+    struct task *t, json_t **hold, const char **sid, const char **sub,
+    const char **inst)
 {
 	json_t		*o, *res = NULL, *err = NULL, *subv = NULL;
 	json_error_t	 e;
@@ -204,8 +201,8 @@ load(const char *rec, size_t len, const char *id, struct task *t,
 	return 0;
 }
 
-static void
-unload(struct task *t, json_t *hold)
+void
+mcp__taskshare_unload(struct task *t, json_t *hold)
 {
 	free(t->why);
 	json_decref(t->result);
@@ -352,7 +349,8 @@ got_cb(void *arg, int status, const char *val, size_t len)
 		return;
 	}
 	if (status != TS_OK || val == NULL ||
-	    load(val, len, p->id, &t, &hold, &sid, &sub, &inst) != 0) {
+	    mcp__taskshare_load(val, len, p->id, &t, &hold, &sid, &sub,
+	    &inst) != 0) {
 		if (status == TS_OK && val != NULL)
 			mcp_log(MCP_LOG_WARN, "tasks: the record of task "
 			    "%.32s is not of ours: taken for none", p->id);
@@ -360,7 +358,7 @@ got_cb(void *arg, int status, const char *val, size_t len)
 		return;
 	}
 	if (!mine(p, &t, sid, sub)) {
-		unload(&t, hold);
+		mcp__taskshare_unload(&t, hold);
 		not_found(p);
 		return;
 	}
@@ -390,7 +388,7 @@ got_cb(void *arg, int status, const char *val, size_t len)
 		p->polls++;
 		later(p);
 	}
-	unload(&t, hold);
+	mcp__taskshare_unload(&t, hold);
 }
 
 static void
@@ -427,12 +425,12 @@ list_cb(void *arg, int status, size_t n, const char *const *vals,
 			continue;
 		memcpy(id, vals[i], 32);
 		id[32] = '\0';
-		if (load(vals[i] + 33, lens[i] - 33, id, &t, &hold, &sid,
-		    &sub, &inst) != 0)
+		if (mcp__taskshare_load(vals[i] + 33, lens[i] - 33, id, &t,
+		    &hold, &sid, &sub, &inst) != 0)
 			continue;	/* not of ours */
 		if (mine(p, &t, sid, sub))
 			json_array_append_new(tasks, mcp__task_json(&t));
-		unload(&t, hold);
+		mcp__taskshare_unload(&t, hold);
 	}
 	if (res != NULL && more) {
 		snprintf(cursor, sizeof(cursor), "%d", p->offset +
