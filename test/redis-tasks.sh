@@ -32,6 +32,12 @@
 #     gives -32603, to one asked since the kill too; a task made there
 #     just before the kill (before its instance's next heartbeat) fails
 #     too;
+#   - 2026-07-28, two conformance-server instances: a task asking the
+#     client (input_required, its inputRequests seen on the other
+#     instance), answered by tasks/update there, runs again and
+#     completes; two requests answered one at a time on either instance;
+#     MCP_TOOL_INPUT_FIRST: input_required first, the retry on the other
+#     instance the task;
 #   - Redis stopped (SIGSTOP) while a task ends on instance 2: its record
 #     says completed once Redis is back (written again on reconnect);
 #   - SIGTERM: the instances left exit 0; no sanitizer report in the logs.
@@ -41,6 +47,7 @@ cd "$(dirname "$0")/.." || exit 1
 . test/lib.sh
 
 need_built "$MCP_DEMO"
+need_built "$CONFORMANCE_SERVER"
 need_node
 need_sdk
 command -v redis-server >/dev/null 2>&1 ||
@@ -165,6 +172,21 @@ node_phase b --killed "$killed"
 n_lost=$(grep -c "instance [0-9a-f]* lost" "$tmp/srv2.log")
 [ "$n_lost" -ge 1 ]
 ok $? "instance 2 logged the lost instance ($n_lost lines)" "$tmp/srv2.log"
+
+# Two conformance-server instances (its Tasks fixtures, one state key):
+# a task asking the client, answered through the other instance.
+key=$tmp/state.key
+printf 'redis-tasks-shared-state-key-0123456789\n' >"$key"
+for c in 1 2; do
+	: >"$tmp/conf$c.log"
+	CONFORMANCE_TASKS=1 "$CONFORMANCE_SERVER" --http 127.0.0.1:0 \
+	    --redis "unix://$sock" --redis-prefix "$prefix" \
+	    --state-key-file "$key" --log-level info 2>"$tmp/conf$c.log" &
+	eval "cpid_$c=$!"
+	pids="$pids $!"
+	eval "cport_$c=\$(logged_port \"\$tmp/conf\$c.log\" $!)"
+done
+node_phase c --cports "$cport_1,$cport_2"
 
 # Redis away while a task ends on instance 2: Redis stopped (SIGSTOP)
 # 0.3 s into a 3 s task, so that instance 2 takes its connection down (2

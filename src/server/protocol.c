@@ -1024,7 +1024,7 @@ era_task(struct session *s, struct rpc_fields *f, struct tool *t,
 
 static void	 task_wait(struct session *, struct batch *,
 		    struct rpc_fields *, const char *, const char *, uint32_t,
-		    struct task *, const char *);
+		    struct task *, const char *, const json_t *);
 
 /*
  * tasks/get, tasks/update, tasks/cancel of the extension (2026-07-28):
@@ -1071,7 +1071,8 @@ do_era_tasks(struct session *s, struct rpc_fields *f, const char *method,
 		t = mcp__task_find(home, id);
 	if (t == NULL && s->srv->tshare != NULL) {
 		/* --redis: maybe another instance's. */
-		task_wait(s, NULL, f, method, key, hash, NULL, id);
+		task_wait(s, NULL, f, method, key, hash, NULL, id,
+		    strcmp(method, "tasks/update") == 0 ? v : NULL);
 		return;
 	}
 	if (t == NULL || !t->era || !mcp__identity_same(t->owner, s->ident)) {
@@ -1582,7 +1583,7 @@ task_of(struct session *s, struct batch *bt, struct rpc_fields *f,
 	if (t == NULL && s->shared && s->srv->tshare != NULL) {
 		/* --redis: maybe another instance's. */
 		snprintf(msg, sizeof(msg), "tasks/%s", method);
-		task_wait(s, bt, f, msg, key, hash, NULL, id);
+		task_wait(s, bt, f, msg, key, hash, NULL, id, NULL);
 	} else if (t == NULL) {
 		snprintf(msg, sizeof(msg), "tasks/%s: task not found (or "
 		    "expired): %.64s", method, id);
@@ -1601,7 +1602,7 @@ task_of(struct session *s, struct batch *bt, struct rpc_fields *f,
 static void
 task_wait(struct session *s, struct batch *bt, struct rpc_fields *f,
     const char *method, const char *key, uint32_t hash, struct task *t,
-    const char *id)
+    const char *id, const json_t *resp)
 {
 	struct mcp_call	*c;
 	char		 msg[120];
@@ -1635,7 +1636,7 @@ task_wait(struct session *s, struct batch *bt, struct rpc_fields *f,
 	if (t != NULL)
 		mcp__task_wait(t, c);
 	else
-		mcp__taskshare_ask(s, c, id, s->era != NULL);
+		mcp__taskshare_ask(s, c, id, s->era != NULL, resp);
 }
 
 /* The tasks/ METHOD: 0 when it is one (and has been handled), -1 if
@@ -1660,7 +1661,7 @@ do_tasks(struct session *s, struct batch *bt, struct rpc_fields *f,
 		if (!bad && s->shared && s->srv->tshare != NULL) {
 			/* --redis: every instance's, from the index. */
 			task_wait(s, bt, f, "tasks/list", key, hash, NULL,
-			    cursor);
+			    cursor, NULL);
 			return 0;
 		}
 		if (!bad)
@@ -1692,7 +1693,8 @@ do_tasks(struct session *s, struct batch *bt, struct rpc_fields *f,
 		mcp__task_cancel(t);
 		reply_result_new(s, bt, f->id, mcp__task_json(t));
 	} else if (!mcp__task_terminal(t)) {
-		task_wait(s, bt, f, "tasks/result", key, hash, t, NULL);
+		task_wait(s, bt, f, "tasks/result", key, hash, t, NULL,
+		    NULL);
 	} else if (mcp__task_answer(t, f->id, &b, &code) == MCP_OK) {
 		count(s, code != 0 ? MO_ERROR : MO_OK, code);
 		reply(s, bt, f->id, &b);

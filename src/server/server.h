@@ -956,10 +956,11 @@ struct task_store {
 	 * there are more. */
 	int	(*list)(void *st, const char *sid, int offset, int limit,
 		    size_t max, tstore_list_fn fn, void *arg);
-	/* Tells instance TAG (8 hex digits) to cancel task ID of session
-	 * SID (NULL: of no session). */
-	int	(*cancel)(void *st, const char *tag, const char *sid,
-		    const char *id);
+	/* Relays JSON (LEN bytes: {"taskId", and for tasks/update
+	 * "inputResponses"}, a cancel without) to instance TAG (8 hex
+	 * digits), for a task of session SID (NULL: of no session). */
+	int	(*tell)(void *st, const char *tag, const char *sid,
+		    const char *json, size_t len);
 };
 
 /* Loop: tasks are shared through OPS (ST; TAG, this instance's); NULL
@@ -981,11 +982,12 @@ void	 mcp__taskshare_del(struct task *t) MCP_HIDDEN;
  * running it is told, and the answer waits for it to end); or S's index
  * (tasks/list: ID is the cursor, or NULL). ERA: the extension's. */
 void	 mcp__taskshare_ask(struct session *s, struct mcp_call *c,
-	    const char *id, int era) MCP_HIDDEN;
+	    const char *id, int era, const json_t *resp) MCP_HIDDEN;
 /* Loop: C is answered or dropped: its wait on the store ends. */
 void	 mcp__taskshare_forget(struct mcp_call *c) MCP_HIDDEN;
-/* Loop: another instance asks for the cancel of a task of ours (JSON,
- * LEN bytes, untrusted: {"taskId": ...}). */
+/* Loop: another instance asks for the cancel of a task of ours, or
+ * brings it a tasks/update (JSON, LEN bytes, untrusted: {"taskId": ...,
+ * "inputResponses"?}). */
 void	 mcp__taskshare_cancelled(struct mcp_server *srv, const char *json,
 	    size_t len) MCP_HIDDEN;
 /* REC (LEN bytes, untrusted: fuzzed, test/fuzz/record.c), the record of

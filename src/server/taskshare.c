@@ -45,6 +45,7 @@ struct tpoll {
 	char		 sid[40];	/* the asking session's (legacy) */
 	char		*sub;		/* era: the asker's subject, or NULL */
 	int		 offset;	/* tasks/list: the page's */
+	json_t		*resp;		/* tasks/update: its inputResponses */
 	int		 asked;		/* tasks/cancel: the owner was told */
 	int		 polls;
 	int		 busy;		/* a store command unanswered */
@@ -97,6 +98,8 @@ record(const struct task *t)
 		json_object_set(o, "result", t->result);
 	if (o != NULL && t->error != NULL)
 		json_object_set(o, "error", t->error);
+	if (o != NULL && t->status == TASK_INPUT && t->inputs != NULL)
+		json_object_set(o, "inputs", t->inputs);
 	text = o != NULL ? json_dumps(o, JSON_COMPACT) : NULL;
 	json_decref(o);
 	return text;
@@ -155,7 +158,7 @@ mcp__taskshare_load(const char *rec, size_t len, const char *id,
     struct task *t, json_t **hold, const char **sid, const char **sub,
     const char **inst)
 {
-	json_t		*o, *res = NULL, *err = NULL, *subv = NULL;
+	json_t		*o, *res = NULL, *err = NULL, *subv = NULL, *in = NULL;
 	json_error_t	 e;
 	const char	*rid, *status, *msg;
 	double		 created, updated;
@@ -166,10 +169,11 @@ mcp__taskshare_load(const char *rec, size_t len, const char *id,
 	*hold = NULL;
 	o = json_loadb(rec, len, JSON_REJECT_DUPLICATES, &e);
 	if (o == NULL || json_unpack_ex(o, &e, 0, "{s:i, s:s, s:s, s:s, "
-	    "s?o, s:b, s:s, s:s, s:F, s:F, s:I, s?o, s?o}", "v", &v, "id",
+	    "s?o, s:b, s:s, s:s, s:F, s:F, s:I, s?o, s?o, s?o}", "v", &v, "id",
 	    &rid, "inst", inst, "sid", sid, "sub", &subv, "era", &era,
 	    "status", &status, "msg", &msg, "created", &created, "updated",
-	    &updated, "ttl", &ttl, "result", &res, "error", &err) != 0 ||
+	    &updated, "ttl", &ttl, "result", &res, "error", &err, "inputs",
+	    &in) != 0 || (in != NULL && !json_is_object(in)) ||
 	    v != RECORD_V || strcmp(rid, id) != 0 || strlen(*inst) != 8 ||
 	    ttl < 0 || !(created >= 0 && created < 1e11) || /* a time_t */
 	    !(updated >= 0 && updated < 1e11) || (subv != NULL &&
@@ -180,10 +184,11 @@ mcp__taskshare_load(const char *rec, size_t len, const char *id,
 		json_decref(o);
 		return -1;
 	}
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		if (strcmp(status, mcp__task_status_names[i]) == 0)
 			break;
-	if (i == 4 || (t->why = strdup(msg)) == NULL) {
+	if (i == 5 || (i == TASK_INPUT && !era) ||
+	    (t->why = strdup(msg)) == NULL) {
 		json_decref(o);
 		return -1;
 	}
@@ -197,6 +202,7 @@ mcp__taskshare_load(const char *rec, size_t len, const char *id,
 	t->era = era;
 	t->result = json_incref(res);
 	t->error = json_incref(err);
+	t->inputs = t->status == TASK_INPUT ? json_incref(in) : NULL;
 	*hold = o;
 	return 0;
 }
@@ -207,6 +213,7 @@ mcp__taskshare_unload(struct task *t, json_t *hold)
 	free(t->why);
 	json_decref(t->result);
 	json_decref(t->error);
+	json_decref(t->inputs);
 	json_decref(hold);
 }
 
@@ -216,6 +223,7 @@ static void
 poll_free(struct tpoll *p)
 {
 	ev_timer_stop(p->srv->loop, &p->timer);
+	json_decref(p->resp);
 	free(p->sub);
 	free(p);
 }
@@ -327,11 +335,51 @@ cancel_done(struct tpoll *p, const struct task *t)
 	fail(p, MCP_RPC_INVALID_PARAMS, msg);
 }
 
+/* Does T (input_required) still ask for any of RESP's keys? */
+static int
+asks(const struct task *t, const json_t *resp)
+{
+	const char	*key;
+	json_t		*v;
+
+	json_object_foreach((json_t *)resp, key, v)
+		if (json_object_get(t->inputs, key) != NULL)
+			return 1;
+	return 0;
+}
+
+/* Tells instance INST (T's) to cancel T, or to take RESP for it. */
+static int
+tell(struct tpoll *p, const char *inst, const struct task *t,
+    const json_t *resp)
+{
+	struct mcp_server *srv = p->srv;
+	json_t		*m;
+	char		*text;
+	int		 rc = -1;
+
+	m = json_pack("{s:s, s:O*}", "taskId", t->id, "inputResponses", resp);
+	text = m != NULL ? json_dumps(m, JSON_COMPACT) : NULL;
+	if (text != NULL && srv->tshare != NULL)
+		rc = srv->tshare->tell(srv->tshare_st, inst, t->era ? NULL :
+		    p->sid, text, strlen(text));
+	free(text);
+	json_decref(m);
+	return rc;
+}
+
+static void
+unload_fail(struct tpoll *p, struct task *t, json_t *hold)
+{
+	mcp__taskshare_unload(t, hold);
+	fail(p, MCP_RPC_INTERNAL_ERROR, "the task store (Redis) is away: "
+	    "this task cannot be reached now; try again");
+}
+
 static void
 got_cb(void *arg, int status, const char *val, size_t len)
 {
 	struct tpoll	*p = arg;
-	struct mcp_server *srv = p->srv;
 	struct task	 t;
 	struct buf	 b = { 0 };
 	json_t		*hold;
@@ -365,9 +413,22 @@ got_cb(void *arg, int status, const char *val, size_t len)
 	if (p->what == P_GET) {
 		result(p, p->era ? mcp__task_json_era(&t, 1) :
 		    mcp__task_json(&t));
-	} else if (p->what == P_UPDATE) {
-		/* As here: no task asks for input, nothing to take. */
+	} else if (p->what == P_UPDATE && (t.status != TASK_INPUT ||
+	    !asks(&t, p->resp))) {
+		/* None of them asked (ignored, as here), or taken: the
+		 * record no longer asks for any. */
 		result(p, json_object());
+	} else if (p->what == P_UPDATE) {
+		/* To the instance holding the task, which takes them (again
+		 * after a while: a PUBLISH heard by nobody is lost). */
+		if (p->polls % CANCEL_AGAIN == 0 && tell(p, inst, &t,
+		    p->resp) != 0) {
+			unload_fail(p, &t, hold);
+			return;
+		}
+		p->asked = 1;
+		p->polls++;
+		later(p);
 	} else if (mcp__task_terminal(&t) && p->what == P_CANCEL) {
 		cancel_done(p, &t);
 	} else if (mcp__task_terminal(&t)) {
@@ -379,10 +440,8 @@ got_cb(void *arg, int status, const char *val, size_t len)
 		/* Still working. A cancel goes to the instance running it
 		 * (again after a while: a PUBLISH heard by nobody is lost),
 		 * and its answer waits for the record to say it ended. */
-		if (p->what == P_CANCEL && p->polls % CANCEL_AGAIN == 0 &&
-		    srv->tshare != NULL) {
-			(void)srv->tshare->cancel(srv->tshare_st, inst,
-			    t.era ? NULL : sid, t.id);
+		if (p->what == P_CANCEL && p->polls % CANCEL_AGAIN == 0) {
+			(void)tell(p, inst, &t, NULL);
 			p->asked = 1;
 		}
 		p->polls++;
@@ -463,7 +522,7 @@ step(struct tpoll *p)
 
 void
 mcp__taskshare_ask(struct session *s, struct mcp_call *c, const char *id,
-    int era)
+    int era, const json_t *resp)
 {
 	struct tpoll	*p;
 	const char	*m = c->method + 6;	/* after "tasks/" */
@@ -481,6 +540,7 @@ mcp__taskshare_ask(struct session *s, struct mcp_call *c, const char *id,
 	p->srv = s->srv;
 	p->c = c;
 	c->tpoll = p;
+	p->resp = json_incref((json_t *)resp);
 	p->era = era;
 	p->delay = POLL_FIRST;
 	ev_timer_init(&p->timer, later_cb, 0.0, 0.0);
@@ -530,19 +590,25 @@ mcp__taskshare_cancelled(struct mcp_server *srv, const char *json,
     size_t len)
 {
 	struct task	*t;
-	json_t		*o;
+	json_t		*o, *resp;
 	const char	*id;
 
 	o = json_loadb(json, len, 0, NULL);
 	id = mcp__json_cstr(json_object_get(o, "taskId"));
+	resp = json_object_get(o, "inputResponses");
 	t = id != NULL ? find_here(srv, id) : NULL;
-	if (id == NULL)
-		mcp_log(MCP_LOG_WARN, "tasks: a relayed cancel not of ours "
+	if (id == NULL || (resp != NULL && !json_is_object(resp)))
+		mcp_log(MCP_LOG_WARN, "tasks: a relayed message not of ours "
 		    "(%zu bytes): dropped", len);
 	else if (t == NULL || !mcp__task_shared(t))
-		MCP_LOG(MCP_LOG_INFO, "tasks: a relayed cancel of task %.32s, "
-		    "not here (ended, or never was)", id);
-	else if (!mcp__task_terminal(t)) {
+		MCP_LOG(MCP_LOG_INFO, "tasks: a relayed message for task "
+		    "%.32s, not here (ended, or never was)", id);
+	else if (resp != NULL) {
+		MCP_LOG(MCP_LOG_INFO, "task %s: tasks/update through another "
+		    "instance", t->id);
+		mcp__task_update(t, resp);
+		mcp__taskshare_put(t);	/* as it is now: its asker reads it */
+	} else if (!mcp__task_terminal(t)) {
 		MCP_LOG(MCP_LOG_INFO, "task %s: cancelled through another "
 		    "instance", t->id);
 		mcp__task_cancel(t);	/* writes its record */

@@ -179,7 +179,9 @@ static const char beat_script[] =
     "for _, id in ipairs(tl) do "
     "local k = p .. 'task:' .. tostring(id) "
     "local okr, r = pcall(cjson.decode, redis.call('GET', k) or '') "
-    "if okr and type(r) == 'table' and r.status == 'working' then "
+    "if okr and type(r) == 'table' and (r.status == 'working' or "
+    "r.status == 'input_required') then "
+    "r.inputs = nil "
     "local now = redis.call('TIME') "
     "r.status = 'failed' "
     "r.msg = 'the server instance running this task was lost' "
@@ -1550,19 +1552,15 @@ task_list(void *arg, const char *sid, int offset, int limit, size_t max,
 }
 
 static int
-task_cancel(void *arg, const char *tag, const char *sid, const char *id)
+task_tell(void *arg, const char *tag, const char *sid, const char *json,
+    size_t len)
 {
-	struct store	*st = arg;
-	char		 json[64];
-	int		 len;
-
-	len = snprintf(json, sizeof(json), "{\"taskId\":\"%.32s\"}", id);
-	return mcp__store_relay(st, tag, RELAY_TASK, sid != NULL ? sid :
-	    "00000000000000000000000000000000", json, (size_t)len);
+	return mcp__store_relay(arg, tag, RELAY_TASK, sid != NULL ? sid :
+	    "00000000000000000000000000000000", json, len);
 }
 
 const struct task_store mcp__store_tasks = {
-	task_put, task_get, task_del, task_list, task_cancel
+	task_put, task_get, task_del, task_list, task_tell
 };
 
 /* ---- legacy SSE streams: <prefix>sse:<sid> ----------------------------- */

@@ -383,28 +383,30 @@ async function sdkClient() {
 
 const META = {
 	'io.modelcontextprotocol/protocolVersion': V26,
-	'io.modelcontextprotocol/clientCapabilities': { extensions: { [EXT]: {} } },
+	'io.modelcontextprotocol/clientCapabilities': { elicitation: {}, extensions: { [EXT]: {} } },
 	'io.modelcontextprotocol/clientInfo': { name: 'redis-tasks-ext', version: '1.0.0' },
 };
 
-// METHOD with PARAMS on instance I, the extension declared: {x, msg}.
-async function ext(i, method, params) {
+// METHOD with PARAMS on instance I (of PORTS, or of the conformance
+// servers' CPORTS with phase c), the extension declared: {x, msg}.
+async function ext(i, method, params, ports = PORTS) {
 	const id = `e${seq++}`;
 	const headers = { 'MCP-Protocol-Version': V26, 'Mcp-Method': method };
 	const name = params.name ?? params.taskId;
 	if (name !== undefined)
 		headers['Mcp-Name'] = name;
-	const x = await post(PORTS[i], { jsonrpc: '2.0', id, method, params: { ...params, _meta: META } },
+	const x = await post(ports[i], { jsonrpc: '2.0', id, method, params: { ...params, _meta: META } },
 	    { headers }).done(T(10000));
 	return { x, msg: x.answer(id), why: x.summary() };
 }
 
-async function extSettled(i, id, limit = T(5000)) {
+// tasks/get of ID on instance I until its status is one of WANT.
+async function extSettled(i, id, limit = T(5000), ports = PORTS, want = TERMINAL) {
 	const end = Date.now() + limit;
 	let r;
 	do {
-		r = await ext(i, 'tasks/get', { taskId: id });
-		if (!r.msg?.result || TERMINAL.includes(r.msg.result.status))
+		r = await ext(i, 'tasks/get', { taskId: id }, ports);
+		if (!r.msg?.result || want.includes(r.msg.result.status))
 			return r;
 		await sleep(50);
 	} while (Date.now() < end);
@@ -526,8 +528,68 @@ async function phaseB() {
 	ok(x.status === 200 || x.status === 204, `DELETE of that session on instance 2 (${x.status})`, x.summary());
 }
 
+// ---- phase c: a task that asks the client, across instances -----------------
+
+// Two conformance-server instances (CONFORMANCE_TASKS=1, one state key):
+// its confirm_delete and multi_input ask from inside their task, its
+// test_tool_with_task asks first (MCP_TOOL_INPUT_FIRST).
+async function inputAcross() {
+	const C = [null, ...opt.cports.split(',').map(Number)];
+	const c = (i, m, p) => ext(i, m, p, C);
+	let r = await c(1, 'tools/call', { name: 'confirm_delete', arguments: {} });
+	const id = r.msg?.result?.taskId ?? UNKNOWN;
+	ok(r.msg?.result?.resultType === 'task', `${V26}: confirm_delete on conformance-server 1: a task`, r.why);
+	r = await extSettled(2, id, T(5000), C, ['input_required', ...TERMINAL]);
+	const asked = r.msg?.result?.inputRequests ?? {};
+	const keys = Object.keys(asked);
+	ok(r.msg?.result?.status === 'input_required' && keys.length === 1 &&
+	    asked[keys[0]]?.method === 'elicitation/create',
+	    `${V26}: tasks/get on 2: input_required, its elicitation/create in inputRequests (${keys})`, r.why);
+	r = await c(2, 'tasks/update', { taskId: id, inputResponses: {
+		[keys[0] ?? 'x']: { action: 'accept', content: { confirm: true } } } });
+	ok(r.msg?.result?.resultType === 'complete' && !('status' in (r.msg?.result ?? { status: 1 })),
+	    `${V26}: tasks/update on 2 with its answer: acknowledged`, r.why);
+	r = await extSettled(1, id, T(5000), C);
+	ok(r.msg?.result?.status === 'completed' && textOf(r.msg.result.result) === 'Delete: action=accept',
+	    `${V26}: the task ran again on 1 with the answer: completed (${textOf(r.msg?.result?.result)})`, r.why);
+
+	r = await c(1, 'tools/call', { name: 'multi_input', arguments: {} });
+	const m = r.msg?.result?.taskId ?? UNKNOWN;
+	r = await extSettled(2, m, T(5000), C, ['input_required', ...TERMINAL]);
+	const two = Object.keys(r.msg?.result?.inputRequests ?? {});
+	ok(r.msg?.result?.status === 'input_required' && two.length === 2,
+	    `${V26}: multi_input: two requests open, seen on 2 (${two})`, r.why);
+	const answer = (n) => ({ action: 'accept', content: { name: n } });
+	r = await c(2, 'tasks/update', { taskId: m, inputResponses: { [two[0] ?? 'x']: answer('partial-1'),
+		unasked: answer('ignored') } });
+	ok(r.msg?.result?.resultType === 'complete', `${V26}: tasks/update on 2 with one answer (and a key ` +
+	    'never asked): acknowledged', r.why);
+	r = await c(1, 'tasks/get', { taskId: m });
+	is(Object.keys(r.msg?.result?.inputRequests ?? {}), two.slice(1),
+	    `${V26}: tasks/get on 1: still input_required, only the other request open`, r.why);
+	r = await c(1, 'tasks/update', { taskId: m, inputResponses: { [two[1] ?? 'y']: answer('partial-2') } });
+	r = await extSettled(2, m, T(5000), C);
+	ok(r.msg?.result?.status === 'completed' && textOf(r.msg.result.result) === 'Got partial-1 and partial-2',
+	    `${V26}: the second answered on 1: completed, seen on 2 (${textOf(r.msg?.result?.result)})`, r.why);
+
+	r = await c(1, 'tools/call', { name: 'test_tool_with_task', arguments: {} });
+	const first = r.msg?.result;
+	ok(first?.resultType === 'input_required' && first.taskId === undefined &&
+	    first.inputRequests?.user_name !== undefined && typeof first.requestState === 'string',
+	    `${V26}: test_tool_with_task (MCP_TOOL_INPUT_FIRST) on 1: input_required first, no task`, r.why);
+	r = await c(2, 'tools/call', { name: 'test_tool_with_task', arguments: {},
+		requestState: first?.requestState, inputResponses: { user_name: answer('Ada') } });
+	const late = r.msg?.result?.taskId ?? UNKNOWN;
+	ok(r.msg?.result?.resultType === 'task', `${V26}: its retry on 2, answered: a task`, r.why);
+	r = await extSettled(1, late, T(5000), C);
+	ok(r.msg?.result?.status === 'completed' && textOf(r.msg.result.result) === 'Hello from the task, Ada!',
+	    `${V26}: polled on 1: completed (${textOf(r.msg?.result?.result)})`, r.why);
+}
+
 try {
-	if (phase === 'a') {
+	if (phase === 'c') {
+		await inputAcross();
+	} else if (phase === 'a') {
 		const s = await capability();
 		const done1 = await acrossInstances(s);
 		const cancelled = await cancelAcross(s, done1);
