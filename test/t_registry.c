@@ -135,6 +135,22 @@ t_register(void)
 	    "duplicate: list unchanged");
 	is_int(reg(srv, "beta", 11), MCP_OK, "names are case-sensitive");
 
+	/* Flags: the task flags one at a time, INPUT_FIRST only with one. */
+	is_int(mcp_tool_set_flags(srv, "alpha", MCP_TOOL_TASK_OPTIONAL |
+	    MCP_TOOL_INPUT_FIRST), MCP_OK, "flags: TASK_OPTIONAL|INPUT_FIRST");
+	is_int(mcp_tool_set_flags(srv, "alpha", MCP_TOOL_TASK_REQUIRED |
+	    MCP_TOOL_INPUT_FIRST | MCP_TOOL_LOOP), MCP_OK,
+	    "flags: TASK_REQUIRED|INPUT_FIRST|LOOP");
+	is_int(mcp_tool_set_flags(srv, "alpha", MCP_TOOL_INPUT_FIRST),
+	    MCP_EINVAL, "flags: INPUT_FIRST without a task flag: EINVAL");
+	is_int(mcp_tool_set_flags(srv, "alpha", MCP_TOOL_TASK_OPTIONAL |
+	    MCP_TOOL_TASK_REQUIRED), MCP_EINVAL, "flags: both task flags: EINVAL");
+	is_int(mcp_tool_set_flags(srv, "alpha", 0x100), MCP_EINVAL,
+	    "flags: an unknown bit: EINVAL");
+	is_int(mcp_tool_set_flags(srv, "nosuch", MCP_TOOL_LOOP), MCP_ENOENT,
+	    "flags: an unknown tool: ENOENT");
+	is_int(mcp_tool_set_flags(srv, "alpha", 0), MCP_OK, "flags: cleared");
+
 	/* Bad schemas. */
 	is_int(mcp_tool_register(srv, "s1", NULL, "{not json", fn, &data[12],
 	    count_free), MCP_EINVAL, "schema not JSON: EINVAL");
