@@ -15,8 +15,8 @@
  *                 then answers "answered K of n: first failure RC"
  *   loop_sample   a loop tool (MCP_TOOL_LOOP) that samples
  *   task_ask      a tool that may run as a task (2026-07-28's tasks
- *                 extension) and elicits, as ask_prompt does; a task
- *                 has no request to retry, so it is refused there
+ *                 extension) and elicits, as ask_prompt does; as a
+ *                 task it asks through its task (tasks/update)
  *   defer_ask     defers its call (mcp_call_defer), and a thread of its
  *                 own elicits, answers "deferred round R: name=N" and
  *                 finishes it (mcp_call_finish)

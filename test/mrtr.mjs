@@ -11,7 +11,7 @@
 // each other's retries. Tampered, truncated, garbage, misbound, huge and
 // expired states are refused with -32602, as is another principal's
 // state (MRTR_AUTH); a deferred call asks from its own thread; a call
-// run as a task (the tasks extension) is refused the client's input;
+// run as a task (the tasks extension) asks through its task (tasks/update);
 // /metrics counts what was sent; and a legacy session still gets real
 // requests from the server. Prints TAP; exits 1 when an
 // assertion fails. Node 20, built-in modules only; run from the
@@ -400,28 +400,41 @@ async function sharedKey() {
 	fs.rmSync(dir, { recursive: true, force: true });
 }
 
-// A task (the tasks extension) has no request to retry: its callback is
-// refused the client's input, and the task never ends input_required.
+// A task (the tasks extension) asks through its task: input_required,
+// its request in tasks/get, answered by tasks/update; then the callback
+// runs again from the start, given the answer, and the task completes.
 async function tasks() {
 	tap.label = 'stdio task: ';
 	const s = new Stdio(MRTR);
 	const caps = { ...CAPS, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+	const get = async (taskId, want) => {
+		let m;
+		const end = Date.now() + 5000;
+		do {
+			m = await s.ask({ jsonrpc: '2.0', id: `g${nextId++}`, method: 'tasks/get',
+				params: { taskId, _meta: META(caps) } });
+			if (want.includes(m?.result?.status))
+				break;
+			await sleep(50);
+		} while (Date.now() < end);
+		return m;
+	};
 	let m = await s.ask(tool('task_ask', {}, {}, caps));
 	ok(m?.result?.resultType === 'task' && typeof m.result.taskId === 'string', 'task_ask: runs as a task', show(m));
 	const taskId = m?.result?.taskId;
-	const end = Date.now() + 5000;
-	do {
-		m = await s.ask({ jsonrpc: '2.0', id: `g${nextId++}`, method: 'tasks/get',
-			params: { taskId, _meta: META(caps) } });
-		if (['completed', 'failed', 'cancelled'].includes(m?.result?.status))
-			break;
-		await sleep(50);
-	} while (Date.now() < end);
+	m = await get(taskId, ['input_required', 'completed', 'failed', 'cancelled']);
+	const asked = m?.result?.inputRequests ?? {};
+	ok(m?.result?.status === 'input_required' && asked['input-1']?.method === 'elicitation/create' &&
+	    m.result.requestState === undefined && m.result.result === undefined,
+	    'the task is input_required, its elicitation in inputRequests (no requestState shown)', show(m));
+	m = await s.ask({ jsonrpc: '2.0', id: `u${nextId++}`, method: 'tasks/update', params: { taskId,
+		inputResponses: { 'input-1': { action: 'accept', content: { name: 'Bea' } } }, _meta: META(caps) } });
+	ok(m?.result?.resultType === 'complete', 'tasks/update with the answer: acknowledged', show(m));
+	m = await get(taskId, ['completed', 'failed', 'cancelled']);
 	const r = m?.result?.result;
-	ok(m?.result?.status === 'completed' && r?.resultType !== 'input_required' && r?.requestState === undefined &&
-	    r?.inputRequests === undefined, 'the task ends completed, never with an input_required result', show(m));
-	ok(r?.isError === true && /elicitation failed/.test(r?.content?.[0]?.text),
-	    'the callback was refused the elicitation (isError)', show(m));
+	ok(m?.result?.status === 'completed' && r?.content?.[0]?.text === 'task name=Bea' &&
+	    r?.resultType !== 'input_required',
+	    'the callback ran again with the answer: completed (task name=Bea)', show(m));
 	// Without the extension the same tool runs plainly, and asks.
 	m = await roundTrip((x) => s.ask(x), tool('task_ask'), [['elicitation/create']], 'mrtr-server',
 	    'task_ask, not a task');
