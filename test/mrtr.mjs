@@ -315,11 +315,22 @@ async function tamper() {
 	await refused(ask, req, '', good, /not base64|too short/, 'empty');
 	await refused(ask, req, 42, good, /must be a string/, 'a number');
 	await refused(ask, req, state, [], /inputResponses must be an object/, 'inputResponses an array');
-	// Answers with no state answer nothing that was asked: ignored, and
-	// the requests asked again (SEP-2322's SHOULD, as the 2026-07-28
-	// conformance suite checks).
-	const again = await ask(retry(req, undefined, good));
-	inputRequired(again, ['elicitation/create'], 'mrtr-server', 'inputResponses without requestState: asked again');
+	// Answers with no state, given before anything was asked (SEP-2322
+	// lets a client; the 2026-07-28 suite's SHOULD): each taken by the
+	// first round's request whose key it names if it is an object (the
+	// elicitation here), the rest ignored and asked (the sampling); the
+	// new state carries the early answer.
+	const early = await ask(retry(req, undefined, { ...good, 'input-7': ELICIT('Zed') }));
+	const e = inputRequired(early, ['sampling/createMessage'], 'mrtr-server',
+	    'inputResponses without requestState: the elicitation taken, the sampling asked');
+	is(e.reqs['input-2']?.params?.messages?.[0]?.content?.text, 'Hello Ann',
+	    '... the sampling uses the early answer (not the stray key\'s)', show(e.reqs));
+	const late = await ask(retry(req, e.state, { 'input-2': SAMPLE('Hi Ann!') }));
+	is(textOf(late), 'round 2: name=Ann, model=Hi Ann!', '... the retry with its state: both answers used',
+	    show(late));
+	const again = await ask(retry(req, undefined, { 'input-1': 'yes', 'input-9': ELICIT() }));
+	inputRequired(again, ['elicitation/create'], 'mrtr-server',
+	    'inputResponses without requestState, no object or no key asked: asked again');
 	await refused(ask, req, state, { 'input-1': 'yes' }, /must be an object/, 'an answer that is no object');
 	// Made for another request.
 	await refused(ask, tool('ask_twice', { greeting: 'Hi' }), state, good, /other arguments/, 'other arguments');

@@ -12,6 +12,9 @@
  * then sets is dropped: the answer is input_required, with those
  * requests and a new state. Answers of earlier rounds ride inside the
  * state, so that any instance, given the same key, can take the retry.
+ * Answers sent with no state, before anything was asked, are taken by
+ * the first round's requests whose ids they name. A task of the tasks
+ * extension runs the same rounds, its state held in the task (tasks.c).
  *
  * The state is attacker-controlled when it comes back, so it is signed:
  * base64 of HMAC-SHA256 (32 bytes, core/sha256.c) then the JSON it
@@ -43,6 +46,7 @@
  * first run.
  */
 struct mrtr {
+	json_t		*loose;		/* inputResponses with no state */
 	json_t		*answers;
 	json_t		*asked;
 	json_t		*requests;
@@ -56,6 +60,7 @@ mcp__mrtr_free(struct mrtr *m)
 {
 	if (m == NULL)
 		return;
+	json_decref(m->loose);
 	json_decref(m->answers);
 	json_decref(m->asked);
 	json_decref(m->requests);
@@ -298,9 +303,19 @@ mcp__mrtr_begin(struct mcp_call *c, const json_t *state, const json_t *resp)
 		return refuse(c, "requestState must be a string");
 	if (resp != NULL && !json_is_object(resp))
 		return refuse(c, "inputResponses must be an object");
-	if (state == NULL)
-		return 0;	/* answers to nothing asked: ignored, as the
-				   spec would have it; all is asked again */
+	if (state == NULL) {
+		/* Answers given before anything was asked (SEP-2322 lets a
+		 * client): each is taken by the first round's request whose
+		 * key it names, if it is an object; the rest ignored. */
+		if ((m = mrtr_new()) == NULL) {
+			mcp_result_rpc_error(c, MCP_RPC_INTERNAL_ERROR,
+			    "out of memory");
+			return -1;
+		}
+		m->loose = json_incref((json_t *)resp);
+		c->mrtr = m;
+		return 0;
+	}
 	st = verify(c, json_string_value(state), json_string_length(state));
 	if (st == NULL)
 		return -1;
@@ -412,6 +427,24 @@ mcp__mrtr_ask(struct mcp_call *c, const char *method, json_t *params,
 			snprintf(id, sizeof(id), "input-%zu-%zu", k + 1, j);
 	}
 	m->key[0] = '\0';
+	/* Answered before it was asked, under the key it gets (round 1,
+	 * nothing outstanding yet): as if from a state. */
+	a = m->loose != NULL && json_array_size(m->asked) == 0 ?
+	    json_object_get(m->loose, id) : NULL;
+	if (json_is_object(a)) {
+		*result = json_deep_copy(a);
+		if (*result == NULL || json_array_append_new(m->answers,
+		    json_pack("{s:s, s:s, s:O}", "m", method, "h", h, "r",
+		    a)) != 0) {
+			json_decref(*result);
+			*result = NULL;
+			json_decref(params);
+			return MCP_ENOMEM;
+		}
+		json_object_del(m->loose, id);
+		json_decref(params);
+		return MCP_OK;
+	}
 	req = params != NULL ? json_pack("{s:s, s:o}", "method", method,
 	    "params", params) : json_pack("{s:s, s:{}}", "method", method,
 	    "params");
