@@ -41,16 +41,8 @@ trap cleanup EXIT INT TERM
 [ -n "${KEEP_TMP-}" ] && trap "for p in \$pids; do kill \$p 2>/dev/null; done" EXIT
 
 sock=$tmp/redis.sock
-redis-server --port 0 --unixsocket "$sock" --save '' --appendonly no \
-    --dir "$tmp" >"$tmp/redis.log" 2>&1 &
-rpid=$!
+start_redis || { echo "redis-server did not start" >&2; exit 1; }
 pids="$pids $rpid"
-i=0
-until [ "$(redis-cli -s "$sock" ping 2>/dev/null)" = PONG ]; do
-	i=$((i + 1))
-	[ $i -lt 50 ] || { echo "redis-server did not start" >&2; exit 1; }
-	sleep 0.1
-done
 
 # demo N ARGS...: an instance; its port in port_N, its pid in pid_N.
 demo() {
@@ -68,10 +60,6 @@ demo 1 --redis "unix://$sock"
 demo 2 --redis "unix://$sock"
 demo 3 --redis "unix://$sock"
 
-free_port() {
-	node -e 'const s = require("net").createServer();
-	    s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close(); });'
-}
 p_one=$(free_port)
 p_oner=$(free_port)
 p_three=$(free_port)

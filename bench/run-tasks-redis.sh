@@ -36,15 +36,8 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 sock=$tmp/redis.sock
-redis-server --port 0 --unixsocket "$sock" --save '' --appendonly no \
-    --dir "$tmp" >"$tmp/redis.log" 2>&1 &
-pids="$pids $!"
-i=0
-until [ "$(redis-cli -s "$sock" ping 2>/dev/null)" = PONG ]; do
-	i=$((i + 1))
-	[ $i -lt 50 ] || { echo "redis-server did not start" >&2; exit 1; }
-	sleep 0.1
-done
+start_redis || { echo "redis-server did not start" >&2; exit 1; }
+pids="$pids $rpid"
 demo() {
 	n=$1
 	shift
