@@ -63,12 +63,27 @@ add(mcp_call *call)
 	mcp_result_json_new(call, json_pack("{s:f}", "sum", a + b));
 }
 
-/* Sleeps in 10 ms slices so a cancellation stops it within one slice. */
+/* Milliseconds of CLOCK_MONOTONIC. */
+static long long
+now_ms(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Sleeps in 10 ms slices so a cancellation stops it within one slice,
+ * until MS have gone by the clock: a slice a signal cut short (EINTR)
+ * does not shorten the whole.
+ */
 static void
 sleep_tool(mcp_call *call)
 {
-	struct timespec	 slice = { 0, 10 * 1000 * 1000 };
-	json_int_t	 ms, done;
+	struct timespec	 slice;
+	json_int_t	 ms;
+	long long	 start, left, gone, said = 0;
 	double		 v;
 
 	/* F, not I: the schema's "integer" also admits 2.0, as JSON
@@ -78,15 +93,25 @@ sleep_tool(mcp_call *call)
 	ms = (json_int_t)v;
 	/* Tagged with the request (id, session, HTTP request id, tool). */
 	mcp_log(MCP_LOG_INFO, "sleeping %lld ms", (long long)ms);
-	for (done = 0; done < ms; done += 10) {
+	start = now_ms();
+	while ((left = start + (long long)ms - now_ms()) > 0) {
 		if (mcp_call_cancelled(call))
 			return;		/* nobody is waiting for an answer */
 		/* Sent only if the client asked, with a progressToken. */
-		if (done % 100 == 0 && done > 0)
-			mcp_call_progress(call, (double)done, (double)ms, NULL);
-		if (ms - done < 10)
-			slice.tv_nsec = (long)(ms - done) * 1000 * 1000;
+		gone = (long long)ms - left;
+		while (gone / 100 > said) {	/* each 100 ms mark, once */
+			said++;
+			mcp_call_progress(call, (double)(said * 100), (double)ms,
+			    NULL);
+		}
+		slice.tv_sec = 0;
+		slice.tv_nsec = (long)(left < 10 ? left : 10) * 1000 * 1000;
 		nanosleep(&slice, NULL);
+	}
+	/* The marks a last, long slice stepped over, before the answer. */
+	while ((said + 1) * 100 < (long long)ms) {
+		said++;
+		mcp_call_progress(call, (double)(said * 100), (double)ms, NULL);
 	}
 	mcp_result_textf(call, "slept %lld ms", (long long)ms);
 }

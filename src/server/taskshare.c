@@ -179,7 +179,8 @@ mcp__taskshare_load(const char *rec, size_t len, const char *id,
 	    !(updated >= 0 && updated < 1e11) || (subv != NULL &&
 	    !json_is_string(subv) && !json_is_null(subv)) || (res != NULL && !json_is_object(res)) ||
 	    (err != NULL && (!json_is_object(err) || !json_is_integer(
-	    json_object_get(err, "code")) || !json_is_string(
+	    json_object_get(err, "code")) || json_integer_value(
+	    json_object_get(err, "code")) == 0 || !json_is_string(
 	    json_object_get(err, "message"))))) {
 		json_decref(o);
 		return -1;

@@ -3,7 +3,8 @@
  * Redis (src/server/taskshare.c, mcp__taskshare_load), on arbitrary
  * bytes: the record is attacker-controlled to whoever can write Redis.
  * Checked: a record taken for ours names the task asked for, has a
- * status and times a Task can show, and gives a Task in both eras and
+ * status and times a Task can show, an error with a code, open
+ * requests only when it asks, and gives a Task in both eras and
  * an answer to tasks/result once it has ended; anything else is refused
  * whole (nothing leaks either way).
  */
@@ -30,6 +31,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    t.updated < 1e11 && t.ttl_ms >= 0, "times out of range");
 	FUZZ_CHECK(sid != NULL && inst != NULL && strlen(inst) == 8,
 	    "a record with no session or instance");
+	FUZZ_CHECK(t.error == NULL || json_integer_value(json_object_get(
+	    t.error, "code")) != 0, "an error of code 0 taken (no error)");
+	FUZZ_CHECK(t.inputs == NULL || (t.status == TASK_INPUT && t.era),
+	    "open requests on a task that asks nothing");
 	o = mcp__task_json(&t);
 	FUZZ_CHECK(o != NULL, "no Task from a record taken");
 	json_decref(o);
