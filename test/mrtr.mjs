@@ -525,6 +525,26 @@ async function httpMrtr() {
 	await sleep(1300);
 	m = await mpost(t.port, retry(req, st.state, { 'input-1': ELICIT() }));
 	ok(isErr(m, -32602) && /expired/.test(m.error.message), '--state-ttl 1, after 1.3 s: -32602 expired', show(m));
+	// A task's requestState is held by the task, not the client: a
+	// tasks/update after --state-ttl still runs its callback again.
+	const tcaps = { ...CAPS, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+	const tpost = (method, params) => mpost(t.port, { jsonrpc: '2.0', id: `k${nextId++}`, method,
+		params: { ...params, _meta: META(tcaps) } }, { 'mcp-name': params.taskId });
+	m = await mpost(t.port, tool('task_ask', {}, {}, tcaps));
+	const tid = m?.result?.taskId;
+	await sleep(1300);
+	m = await tpost('tasks/get', { taskId: tid });
+	ok(m?.result?.status === 'input_required', '--state-ttl 1: the task is input_required', show(m));
+	m = await tpost('tasks/update', { taskId: tid,
+		inputResponses: { 'input-1': { action: 'accept', content: { name: 'Cy' } } } });
+	for (let i = 0; i < 100; i++) {
+		m = await tpost('tasks/get', { taskId: tid });
+		if (m?.result?.status !== 'working')
+			break;
+		await sleep(50);
+	}
+	ok(m?.result?.status === 'completed' && m.result.result?.content?.[0]?.text === 'task name=Cy',
+	    '--state-ttl 1, a task answered after 1.3 s: completed (its state is the task\'s)', show(m));
 	for (const x of [a, b, t])
 		ok(x.proc.exitCode === null, `${x.args.join(' ')}: still running`);
 	fs.rmSync(dir, { recursive: true, force: true });

@@ -2281,6 +2281,7 @@ mcp__protocol_resume(struct task *t, char *ptext, size_t len)
 	c->kind = CALL_TOOL;
 	c->ptext = ptext;
 	c->ptextlen = len;
+	c->resumed = 1;
 	c->task = t;
 	t->call = c;
 	c->srv = srv;
