@@ -435,6 +435,16 @@ async function tasks() {
 	ok(m?.result?.status === 'completed' && r?.content?.[0]?.text === 'task name=Bea' &&
 	    r?.resultType !== 'input_required',
 	    'the callback ran again with the answer: completed (task name=Bea)', show(m));
+	// A loop tool's task runs again on the loop thread, as it first ran.
+	m = await s.ask(tool('loop_sample', {}, {}, caps));
+	const loopId = m?.result?.taskId;
+	m = await get(loopId, ['input_required', 'completed', 'failed', 'cancelled']);
+	ok(m?.result?.status === 'input_required', 'loop_sample as a task: input_required', show(m));
+	await s.ask({ jsonrpc: '2.0', id: `u${nextId++}`, method: 'tasks/update', params: { taskId: loopId,
+		inputResponses: { 'input-1': SAMPLE() }, _meta: META(caps) } });
+	m = await get(loopId, ['completed', 'failed', 'cancelled']);
+	is(m?.result?.result?.content?.[0]?.text, 'loop model=Paris',
+	    'loop_sample as a task, answered: run again on the loop thread', show(m));
 	// Without the extension the same tool runs plainly, and asks.
 	m = await roundTrip((x) => s.ask(x), tool('task_ask'), [['elicitation/create']], 'mrtr-server',
 	    'task_ask, not a task');

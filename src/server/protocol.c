@@ -2300,6 +2300,12 @@ mcp__protocol_resume(struct task *t, char *ptext, size_t len)
 	if (ms > 0)
 		c->timeout = ms / 1000.0;
 	mcp__session_track(home, c);
+	if (atomic_load_explicit(&c->tool->flags, memory_order_relaxed) &
+	    MCP_TOOL_LOOP) {
+		/* A loop tool runs on the loop, as its first round did. */
+		run_here(home, c, NULL, 0);
+		return MCP_OK;
+	}
 	if (mcp__pool_submit(&srv->pool, c) != MCP_OK) {
 		t->call = NULL;
 		c->task = NULL;
