@@ -427,6 +427,12 @@ async function tasks() {
 	ok(m?.result?.status === 'input_required' && asked['input-1']?.method === 'elicitation/create' &&
 	    m.result.requestState === undefined && m.result.result === undefined,
 	    'the task is input_required, its elicitation in inputRequests (no requestState shown)', show(m));
+	// An answer that is no result is refused, and the task still asks.
+	m = await s.ask({ jsonrpc: '2.0', id: `u${nextId++}`, method: 'tasks/update', params: { taskId,
+		inputResponses: { 'input-1': 'yes' }, _meta: META(caps) } });
+	ok(isErr(m, -32602) && /must be an object/.test(m.error.message), 'tasks/update, an answer not an object: -32602', show(m));
+	m = await get(taskId, ['input_required', 'completed', 'failed', 'cancelled']);
+	ok(m?.result?.status === 'input_required', 'the task still asks', show(m));
 	m = await s.ask({ jsonrpc: '2.0', id: `u${nextId++}`, method: 'tasks/update', params: { taskId,
 		inputResponses: { 'input-1': { action: 'accept', content: { name: 'Bea' } } }, _meta: META(caps) } });
 	ok(m?.result?.resultType === 'complete', 'tasks/update with the answer: acknowledged', show(m));

@@ -1037,8 +1037,8 @@ do_era_tasks(struct session *s, struct rpc_fields *f, const char *method,
 {
 	struct session	*home = s->srv->era_home;
 	struct task	*t = NULL;
-	json_t		*params = params_of(f), *v, *data;
-	const char	*id;
+	json_t		*params = params_of(f), *v, *data, *r;
+	const char	*id, *key2;
 	char		 msg[200];
 
 	/* The extension's MUST: a client that does not declare it is told
@@ -1067,6 +1067,19 @@ do_era_tasks(struct session *s, struct rpc_fields *f, const char *method,
 		    "tasks/update: inputResponses must be an object");
 		return;
 	}
+	/* Each a client's result: taken, one that is not would fail the
+	 * task when its call runs again, the update acknowledged. */
+	if (strcmp(method, "tasks/update") != 0)
+		v = NULL;	/* of no other method */
+	json_object_foreach(v, key2, r)
+		if (!json_is_object(r)) {
+			snprintf(msg, sizeof(msg), "tasks/update: "
+			    "inputResponses[\"%.60s\"] must be an object "
+			    "(the client's result)", key2);
+			reply_error(s, NULL, f->id, MCP_RPC_INVALID_PARAMS,
+			    msg);
+			return;
+		}
 	if (home != NULL)
 		t = mcp__task_find(home, id);
 	if (t == NULL && s->srv->tshare != NULL) {
