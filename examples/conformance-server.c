@@ -699,6 +699,32 @@ confirm_delete(mcp_call *call)
 	json_decref(res);
 }
 
+/* Asks again, under the same key, unless the first answer confirms:
+ * a second round asking for what the first was answered under. */
+static void
+confirm_twice(mcp_call *call)
+{
+	json_t	*res = NULL;
+	int	 rc, again = 0;
+
+	mcp_call_input_key(call, "sure");
+	rc = mcp_call_elicit(call, ask_form("Sure?", "confirm"), 0, &res);
+	if (rc == MCP_OK && strcmp(field_of(res, "confirm"), "yes") != 0) {
+		json_decref(res);
+		res = NULL;
+		again = 1;
+		mcp_call_input_key(call, "sure");
+		rc = mcp_call_elicit(call, ask_form("Really sure?", "confirm"),
+		    0, &res);
+	}
+	if (rc == MCP_OK)
+		mcp_result_textf(call, "confirm=%s%s", field_of(res,
+		    "confirm"), again ? " (asked twice)" : "");
+	else if (rc != MCP_EINPUT)
+		request_failed(call, "elicitation", rc, res);
+	json_decref(res);
+}
+
 /* Two elicitations at once, so that two requests are pending. */
 static void
 multi_input(mcp_call *call)
@@ -962,6 +988,9 @@ static const struct task_tool {
 	{ "test_tool_with_task", "Asks the user's name, then runs as a task "
 	    "(must be a task)", empty_schema, tool_with_task,
 	    MCP_TOOL_TASK_REQUIRED | MCP_TOOL_INPUT_FIRST },
+	{ "confirm_twice", "Asks again, under the same key, unless \"yes\" "
+	    "(may be a task)", empty_schema, confirm_twice,
+	    MCP_TOOL_TASK_OPTIONAL },
 };
 
 static int

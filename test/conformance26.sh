@@ -17,7 +17,8 @@
 #
 # The server runs with CONFORMANCE_TASKS=1, which adds the Tasks
 # extension's fixture tools (greet, slow_compute, failing_job,
-# protocol_error_job, confirm_delete, multi_input, test_tool_with_task).
+# protocol_error_job, confirm_delete, multi_input, test_tool_with_task;
+# and confirm_twice, for test/redis-tasks.sh).
 #
 # A scenario listed in CONFORMANCE26_TODO (none now) is reported as a
 # TAP "# TODO" line: it prints "not ok" and the reason but does not fail

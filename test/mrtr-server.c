@@ -13,7 +13,9 @@
  *                 else "partial" (which a 2026-07-28 client never sees)
  *   many          {n}: asks for n elicitations at once (n up to 20),
  *                 then answers "answered K of n: first failure RC"
- *   loop_sample   a loop tool (MCP_TOOL_LOOP) that samples
+ *   loop_sample   a loop tool (MCP_TOOL_LOOP) that samples, and says
+ *                 so when it runs off the loop thread; it may run as
+ *                 a task
  *   task_ask      a tool that may run as a task (2026-07-28's tasks
  *                 extension) and elicits, as ask_prompt does; as a
  *                 task it asks through its task (tasks/update)
@@ -35,6 +37,8 @@
 #include <string.h>
 
 #include <mcp.h>
+
+static pthread_t loop_thread;
 
 static const char greeting_schema[] = "{\"type\":\"object\","
     "\"properties\":{\"greeting\":{\"type\":\"string\"}},"
@@ -160,7 +164,9 @@ loop_sample(mcp_call *call)
 		mcp_result_errorf(call, "sampling failed: %s",
 		    mcp_strerror(rc));
 	else
-		mcp_result_textf(call, "loop model=%s", sampled(res));
+		mcp_result_textf(call, "loop model=%s%s", sampled(res),
+		    pthread_equal(pthread_self(), loop_thread) ? "" :
+		    " (off the loop thread)");
 	json_decref(res);
 }
 
@@ -270,6 +276,7 @@ main(int argc, char *argv[])
 	mcp_server	*srv;
 	int		 rc;
 
+	loop_thread = pthread_self();	/* mcp_server_main's loop */
 	srv = mcp_server_new("mrtr-server", "1.0.0");
 	rc = mcp_tool_register(srv, "ask_twice", "Elicits a name, then "
 	    "samples a greeting", greeting_schema, ask_twice, NULL, NULL);
@@ -283,7 +290,8 @@ main(int argc, char *argv[])
 		rc = mcp_tool_register(srv, "loop_sample", "Samples from the "
 		    "loop thread", NULL, loop_sample, NULL, NULL);
 	if (rc == MCP_OK)
-		rc = mcp_tool_set_flags(srv, "loop_sample", MCP_TOOL_LOOP);
+		rc = mcp_tool_set_flags(srv, "loop_sample", MCP_TOOL_LOOP |
+		    MCP_TOOL_TASK_OPTIONAL);
 	if (rc == MCP_OK)
 		rc = mcp_tool_register(srv, "defer_ask", "Elicits from a thread "
 		    "of its own", NULL, defer_ask, NULL, NULL);

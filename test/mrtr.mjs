@@ -438,6 +438,12 @@ async function tasks() {
 	ok(m?.result?.status === 'input_required' && asked['input-1']?.method === 'elicitation/create' &&
 	    m.result.requestState === undefined && m.result.result === undefined,
 	    'the task is input_required, its elicitation in inputRequests (no requestState shown)', show(m));
+	// An answer that is no result is refused, and the task still asks.
+	m = await s.ask({ jsonrpc: '2.0', id: `u${nextId++}`, method: 'tasks/update', params: { taskId,
+		inputResponses: { 'input-1': 'yes' }, _meta: META(caps) } });
+	ok(isErr(m, -32602) && /must be an object/.test(m.error.message), 'tasks/update, an answer not an object: -32602', show(m));
+	m = await get(taskId, ['input_required', 'completed', 'failed', 'cancelled']);
+	ok(m?.result?.status === 'input_required', 'the task still asks', show(m));
 	m = await s.ask({ jsonrpc: '2.0', id: `u${nextId++}`, method: 'tasks/update', params: { taskId,
 		inputResponses: { 'input-1': { action: 'accept', content: { name: 'Bea' } } }, _meta: META(caps) } });
 	ok(m?.result?.resultType === 'complete', 'tasks/update with the answer: acknowledged', show(m));
@@ -446,6 +452,16 @@ async function tasks() {
 	ok(m?.result?.status === 'completed' && r?.content?.[0]?.text === 'task name=Bea' &&
 	    r?.resultType !== 'input_required',
 	    'the callback ran again with the answer: completed (task name=Bea)', show(m));
+	// A loop tool's task runs again on the loop thread, as it first ran.
+	m = await s.ask(tool('loop_sample', {}, {}, caps));
+	const loopId = m?.result?.taskId;
+	m = await get(loopId, ['input_required', 'completed', 'failed', 'cancelled']);
+	ok(m?.result?.status === 'input_required', 'loop_sample as a task: input_required', show(m));
+	await s.ask({ jsonrpc: '2.0', id: `u${nextId++}`, method: 'tasks/update', params: { taskId: loopId,
+		inputResponses: { 'input-1': SAMPLE() }, _meta: META(caps) } });
+	m = await get(loopId, ['completed', 'failed', 'cancelled']);
+	is(m?.result?.result?.content?.[0]?.text, 'loop model=Paris',
+	    'loop_sample as a task, answered: run again on the loop thread', show(m));
 	// Without the extension the same tool runs plainly, and asks.
 	m = await roundTrip((x) => s.ask(x), tool('task_ask'), [['elicitation/create']], 'mrtr-server',
 	    'task_ask, not a task');
@@ -536,6 +552,26 @@ async function httpMrtr() {
 	await sleep(1300);
 	m = await mpost(t.port, retry(req, st.state, { 'input-1': ELICIT() }));
 	ok(isErr(m, -32602) && /expired/.test(m.error.message), '--state-ttl 1, after 1.3 s: -32602 expired', show(m));
+	// A task's requestState is held by the task, not the client: a
+	// tasks/update after --state-ttl still runs its callback again.
+	const tcaps = { ...CAPS, extensions: { 'io.modelcontextprotocol/tasks': {} } };
+	const tpost = (method, params) => mpost(t.port, { jsonrpc: '2.0', id: `k${nextId++}`, method,
+		params: { ...params, _meta: META(tcaps) } }, { 'mcp-name': params.taskId });
+	m = await mpost(t.port, tool('task_ask', {}, {}, tcaps));
+	const tid = m?.result?.taskId;
+	await sleep(1300);
+	m = await tpost('tasks/get', { taskId: tid });
+	ok(m?.result?.status === 'input_required', '--state-ttl 1: the task is input_required', show(m));
+	m = await tpost('tasks/update', { taskId: tid,
+		inputResponses: { 'input-1': { action: 'accept', content: { name: 'Cy' } } } });
+	for (let i = 0; i < 100; i++) {
+		m = await tpost('tasks/get', { taskId: tid });
+		if (m?.result?.status !== 'working')
+			break;
+		await sleep(50);
+	}
+	ok(m?.result?.status === 'completed' && m.result.result?.content?.[0]?.text === 'task name=Cy',
+	    '--state-ttl 1, a task answered after 1.3 s: completed (its state is the task\'s)', show(m));
 	for (const x of [a, b, t])
 		ok(x.proc.exitCode === null, `${x.args.join(' ')}: still running`);
 	fs.rmSync(dir, { recursive: true, force: true });

@@ -278,8 +278,11 @@ verify(struct mcp_call *c, const char *s, size_t len)
 		refuse(c, why);
 		return NULL;
 	}
+	/* A task's state waits in the task for as long as the task is
+	 * kept (--task-ttl), however long the client takes to answer. */
 	x = json_object_get(st, "x");
-	if (!json_is_integer(x) || json_integer_value(x) < now_ms()) {
+	if (!json_is_integer(x) || (!c->resumed &&
+	    json_integer_value(x) < now_ms())) {
 		json_decref(st);
 		refuse(c, "requestState has expired; send the request again "
 		    "without it");

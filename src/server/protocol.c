@@ -1037,8 +1037,8 @@ do_era_tasks(struct session *s, struct rpc_fields *f, const char *method,
 {
 	struct session	*home = s->srv->era_home;
 	struct task	*t = NULL;
-	json_t		*params = params_of(f), *v, *data;
-	const char	*id;
+	json_t		*params = params_of(f), *v, *data, *r;
+	const char	*id, *key2;
 	char		 msg[200];
 
 	/* The extension's MUST: a client that does not declare it is told
@@ -1067,6 +1067,19 @@ do_era_tasks(struct session *s, struct rpc_fields *f, const char *method,
 		    "tasks/update: inputResponses must be an object");
 		return;
 	}
+	/* Each a client's result: taken, one that is not would fail the
+	 * task when its call runs again, the update acknowledged. */
+	if (strcmp(method, "tasks/update") != 0)
+		v = NULL;	/* of no other method */
+	json_object_foreach(v, key2, r)
+		if (!json_is_object(r)) {
+			snprintf(msg, sizeof(msg), "tasks/update: "
+			    "inputResponses[\"%.60s\"] must be an object "
+			    "(the client's result)", key2);
+			reply_error(s, NULL, f->id, MCP_RPC_INVALID_PARAMS,
+			    msg);
+			return;
+		}
 	if (home != NULL)
 		t = mcp__task_find(home, id);
 	if (t == NULL && s->srv->tshare != NULL) {
@@ -2281,6 +2294,7 @@ mcp__protocol_resume(struct task *t, char *ptext, size_t len)
 	c->kind = CALL_TOOL;
 	c->ptext = ptext;
 	c->ptextlen = len;
+	c->resumed = 1;
 	c->task = t;
 	t->call = c;
 	c->srv = srv;
@@ -2299,6 +2313,12 @@ mcp__protocol_resume(struct task *t, char *ptext, size_t len)
 	if (ms > 0)
 		c->timeout = ms / 1000.0;
 	mcp__session_track(home, c);
+	if (atomic_load_explicit(&c->tool->flags, memory_order_relaxed) &
+	    MCP_TOOL_LOOP) {
+		/* A loop tool runs on the loop, as its first round did. */
+		run_here(home, c, NULL, 0);
+		return MCP_OK;
+	}
 	if (mcp__pool_submit(&srv->pool, c) != MCP_OK) {
 		t->call = NULL;
 		c->task = NULL;

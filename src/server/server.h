@@ -416,6 +416,10 @@ struct mcp_call {
 	size_t		 resp_off, resp_len;
 	struct mrtr	*mrtr;
 	int		 dressed;
+	/* A task's call run again by tasks/update (its requestState held
+	 * by the task, never the client's: no --state-ttl). Set before it
+	 * is queued. */
+	int		 resumed;
 	/* The serialised response, handed back to the loop. */
 	char		*out;
 	size_t		 outlen;

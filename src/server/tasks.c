@@ -296,6 +296,25 @@ park(struct task *t, json_t *result)
 	return 0;
 }
 
+/* T has ended, or its call runs again: what would run it again (its
+ * params, up to --max-message, not counted in --max-task-bytes) or
+ * was given it goes, rather than be kept for T's ttl. ALL: T ended. */
+static void
+let_go(struct task *t, int all)
+{
+	json_decref(t->answers);
+	t->answers = NULL;
+	free(t->state);
+	t->state = NULL;
+	if (!all)
+		return;
+	json_decref(t->inputs);
+	t->inputs = NULL;
+	free(t->ptext);
+	t->ptext = NULL;
+	t->ptextlen = 0;
+}
+
 /* The call of T, run again, could not start (WHY): T fails. */
 static void
 resume_failed(struct task *t, const char *why)
@@ -342,6 +361,7 @@ mcp__task_update(struct task *t, const json_t *responses)
 	    "inputResponses", t->answers) == 0 &&
 	    mcp__buf_addjson(&b, params) == MCP_OK ? MCP_OK : MCP_ENOMEM;
 	json_decref(params);
+	let_go(t, 0);
 	t->status = TASK_WORKING;
 	t->message = "The tool is running.";
 	if (rc == MCP_OK) {
@@ -419,6 +439,7 @@ mcp__task_finish(struct task *t, const char *json, size_t len)
 	}
 	t->updated = ev_now(srv->loop);
 	MCP_LOG(MCP_LOG_INFO, "task %s %s", t->id, mcp__task_status_names[t->status]);
+	let_go(t, 1);
 	keep(t);
 	mcp__taskshare_put(t);
 	notify(t);
@@ -434,6 +455,7 @@ mcp__task_cancel(struct task *t)
 	t->message = "The task was cancelled by request.";
 	t->updated = ev_now(t->sess->srv->loop);
 	MCP_LOG(MCP_LOG_INFO, "task %s cancelled", t->id);
+	let_go(t, 1);
 	/* The call goes on until its callback returns; its answer is
 	 * dropped. */
 	if (c != NULL && !c->dropped)

@@ -46,6 +46,8 @@ struct tpoll {
 	char		*sub;		/* era: the asker's subject, or NULL */
 	int		 offset;	/* tasks/list: the page's */
 	json_t		*resp;		/* tasks/update: its inputResponses */
+	double		 seen;		/* tasks/update: the record's
+					   "updated" when they were told */
 	int		 asked;		/* tasks/cancel: the owner was told */
 	int		 polls;
 	int		 busy;		/* a store command unanswered */
@@ -359,7 +361,11 @@ tell(struct tpoll *p, const char *inst, const struct task *t,
 	char		*text;
 	int		 rc = -1;
 
-	m = json_pack("{s:s, s:O*}", "taskId", t->id, "inputResponses", resp);
+	/* Answers name the record they answer ("updated"): its owner
+	 * takes them for no other (a later round's, asking again). */
+	m = resp != NULL ? json_pack("{s:s, s:O, s:f}", "taskId", t->id,
+	    "inputResponses", resp, "updated", p->seen) :
+	    json_pack("{s:s}", "taskId", t->id);
 	text = m != NULL ? json_dumps(m, JSON_COMPACT) : NULL;
 	if (text != NULL && srv->tshare != NULL)
 		rc = srv->tshare->tell(srv->tshare_st, inst, t->era ? NULL :
@@ -415,13 +421,17 @@ got_cb(void *arg, int status, const char *val, size_t len)
 		result(p, p->era ? mcp__task_json_era(&t, 1) :
 		    mcp__task_json(&t));
 	} else if (p->what == P_UPDATE && (t.status != TASK_INPUT ||
-	    !asks(&t, p->resp))) {
+	    !asks(&t, p->resp) || (p->asked && t.updated != p->seen))) {
 		/* None of them asked (ignored, as here), or taken: the
-		 * record no longer asks for any. */
+		 * record no longer asks for any, or is another since they
+		 * were told (a later round may ask under the same keys:
+		 * they are not its answers). */
 		result(p, json_object());
 	} else if (p->what == P_UPDATE) {
 		/* To the instance holding the task, which takes them (again
 		 * after a while: a PUBLISH heard by nobody is lost). */
+		if (!p->asked)
+			p->seen = t.updated;
 		if (p->polls % CANCEL_AGAIN == 0 && tell(p, inst, &t,
 		    p->resp) != 0) {
 			unload_fail(p, &t, hold);
@@ -591,20 +601,28 @@ mcp__taskshare_cancelled(struct mcp_server *srv, const char *json,
     size_t len)
 {
 	struct task	*t;
-	json_t		*o, *resp;
+	json_t		*o, *resp, *upd;
 	const char	*id;
 
 	o = json_loadb(json, len, 0, NULL);
 	id = mcp__json_cstr(json_object_get(o, "taskId"));
 	resp = json_object_get(o, "inputResponses");
+	upd = json_object_get(o, "updated");
 	t = id != NULL ? find_here(srv, id) : NULL;
-	if (id == NULL || (resp != NULL && !json_is_object(resp)))
+	if (id == NULL || (resp != NULL && !json_is_number(upd)) ||
+	    (resp != NULL && !json_is_object(resp)))
 		mcp_log(MCP_LOG_WARN, "tasks: a relayed message not of ours "
 		    "(%zu bytes): dropped", len);
 	else if (t == NULL || !mcp__task_shared(t))
 		MCP_LOG(MCP_LOG_INFO, "tasks: a relayed message for task "
 		    "%.32s, not here (ended, or never was)", id);
-	else if (resp != NULL) {
+	else if (resp != NULL && json_number_value(upd) != t->updated) {
+		/* Told late (again), the task changed since: a round asking
+		 * under the same keys is not answered by them. */
+		MCP_LOG(MCP_LOG_INFO, "task %s: a relayed tasks/update of an "
+		    "earlier state: ignored", t->id);
+		mcp__taskshare_put(t);
+	} else if (resp != NULL) {
 		MCP_LOG(MCP_LOG_INFO, "task %s: tasks/update through another "
 		    "instance", t->id);
 		mcp__task_update(t, resp);

@@ -572,6 +572,24 @@ async function inputAcross() {
 	ok(r.msg?.result?.status === 'completed' && textOf(r.msg.result.result) === 'Got partial-1 and partial-2',
 	    `${V26}: the second answered on 1: completed, seen on 2 (${textOf(r.msg?.result?.result)})`, r.why);
 
+	// A second round asks under the first round's key: the answer
+	// relayed through 2 is the first round's, not the second's.
+	r = await c(1, 'tools/call', { name: 'confirm_twice', arguments: {} });
+	const tw = r.msg?.result?.taskId ?? UNKNOWN;
+	r = await extSettled(2, tw, T(5000), C, ['input_required', ...TERMINAL]);
+	const sure = (v) => ({ action: 'accept', content: { confirm: v } });
+	r = await c(2, 'tasks/update', { taskId: tw, inputResponses: { sure: sure('no') } });
+	ok(r.msg?.result?.resultType === 'complete', `${V26}: confirm_twice: "no" on 2, acknowledged`, r.why);
+	await sleep(T(3000));	/* time for a stale answer to be re-sent */
+	r = await c(1, 'tasks/get', { taskId: tw });
+	ok(r.msg?.result?.status === 'input_required' &&
+	    r.msg.result.inputRequests?.sure?.params?.message === 'Really sure?',
+	    `${V26}: confirm_twice on 1: asks again under the same key, not answered by the first "no"`, r.why);
+	r = await c(2, 'tasks/update', { taskId: tw, inputResponses: { sure: sure('yes') } });
+	r = await extSettled(1, tw, T(5000), C);
+	is(textOf(r.msg?.result?.result), 'confirm=yes (asked twice)',
+	    `${V26}: confirm_twice, answered again on 2: completed`, r.why);
+
 	r = await c(1, 'tools/call', { name: 'test_tool_with_task', arguments: {} });
 	const first = r.msg?.result;
 	ok(first?.resultType === 'input_required' && first.taskId === undefined &&
