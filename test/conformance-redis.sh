@@ -54,11 +54,7 @@ for k in 1 2 3; do
 done
 [ -n "$port_1" ] && [ -n "$port_2" ] && [ -n "$port_3" ]
 ok $? "three conformance-server instances with --redis listen" "$tmp/srv1.log"
-i=0
-while [ $i -lt 50 ] && [ "$(cat "$tmp"/srv*.log | grep -c 'redis: connection to .* up')" -lt 3 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+redis_up 3 "$tmp"/srv*.log
 
 nport=$(free_port)
 cat >"$tmp/mcp.conf" <<EOF

@@ -166,6 +166,45 @@ start_redis() {
 	return 1
 }
 
+# redis_test NAME: what the Redis tests begin with: $tmp (a new
+# directory, mcp-NAME.*), $sock in it, and redis-server started there (its
+# check); at exit every process in $npid, $rpid, $pids and $cpids is
+# killed and $tmp removed.
+redis_test() {
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcp-$1.XXXXXX") || exit 1
+	sock=$tmp/redis.sock
+	rpid=
+	npid=
+	pids=
+	cpids=
+	trap redis_cleanup EXIT
+	trap 'redis_cleanup; exit 1' INT TERM HUP
+	OK_TAIL=30
+	start_redis
+	ok $? "redis-server $(redis-server --version |
+	    sed 's/.* v=\([^ ]*\).*/\1/') on $sock" "$tmp/redis.log"
+}
+
+redis_cleanup() {
+	for _p in $npid $rpid $pids $cpids; do
+		kill -KILL "$_p" 2>/dev/null
+	done
+	rm -rf "$tmp"
+}
+
+# redis_up N FILE...: waits (5 s at most) for N lines "redis: connection
+# to ... up" in the FILEs (the instances' logs): 0 once they are there.
+redis_up() {
+	_want=$1
+	shift
+	_i=0
+	while [ $_i -lt 50 ] && [ "$(cat "$@" | grep -c 'redis: connection to .* up')" -lt "$_want" ]; do
+		sleep 0.1
+		_i=$((_i + 1))
+	done
+	[ "$(cat "$@" | grep -c 'redis: connection to .* up')" -ge "$_want" ]
+}
+
 # need_nginx: $nginx, the nginx binary (on PATH or in an sbin), or bail.
 need_nginx() {
 	nginx=$(command -v nginx 2>/dev/null)

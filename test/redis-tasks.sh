@@ -63,23 +63,7 @@ case $MCP_BUILD in
 esac
 
 prefix=rtk$$:
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcp-redis-tasks.XXXXXX") || exit 1
-sock=$tmp/redis.sock
-rpid=
-npid=
-pids=
-cleanup() {
-	for p in $npid $rpid $pids; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'cleanup; exit 1' INT TERM HUP
-
-OK_TAIL=30
-start_redis
-ok $? "redis-server on $sock" "$tmp/redis.log"
+redis_test redis-tasks
 
 # start_srv I: mcp-demo instance I, its port in port_I, its pid in pid_I.
 start_srv() {
@@ -96,11 +80,7 @@ start_srv 2
 start_srv 3
 [ -n "$port_1" ] && [ -n "$port_2" ] && [ -n "$port_3" ]
 ok $? "three mcp-demo instances with --redis listen" "$tmp/srv1.log"
-i=0
-while [ $i -lt 50 ] && [ "$(cat "$tmp"/srv*.log | grep -c 'redis: connection to .* up')" -lt 3 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+redis_up 3 "$tmp"/srv*.log
 
 nport=$(free_port)
 cat >"$tmp/mcp.conf" <<EOF

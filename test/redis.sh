@@ -37,24 +37,7 @@ need_sdk
 
 timeout=6		# --session-timeout: the key's TTL is 9 s
 prefix=rt$$:		# --redis-prefix
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcp-redis.XXXXXX") || exit 1
-sock=$tmp/redis.sock
-rpid=
-npid=
-pids=
-cleanup() {
-	for p in $npid $rpid $pids; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'cleanup; exit 1' INT TERM HUP
-
-OK_TAIL=30
-start_redis
-ok $? "redis-server $(redis-server --version | sed 's/.* v=\([^ ]*\).*/\1/') on $sock" \
-    "$tmp/redis.log"
+redis_test redis
 
 # start_demo I [ARGS...]: instance I, its port in port_I, its pid in pid_I.
 start_demo() {
@@ -74,11 +57,7 @@ start_demo 3 --redis "unix://$sock" --json-response
 [ -n "$port_1" ] && [ -n "$port_2" ] && [ -n "$port_3" ]
 ok $? "three instances of $MCP_DEMO with --redis (the second from MCP_REDIS, the third --json-response) listen (ports $port_1 $port_2 $port_3)" \
     "$tmp/demo1.log"
-i=0
-while [ $i -lt 50 ] && [ "$(cat "$tmp"/demo*.log | grep -c 'redis: connection to .* up')" -lt 3 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+redis_up 3 "$tmp"/demo*.log
 [ "$(cat "$tmp"/demo*.log | grep -c 'redis: connection to .* up')" -eq 3 ]
 ok $? "each logs once that its connection to Redis is up" "$tmp/demo2.log"
 

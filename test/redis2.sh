@@ -48,23 +48,7 @@ need_nginx
 
 timeout=20
 prefix=rt2$$:
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/mcp-redis2.XXXXXX") || exit 1
-sock=$tmp/redis.sock
-rpid=
-npid=
-pids=
-cleanup() {
-	for p in $npid $rpid $pids; do
-		kill -KILL "$p" 2>/dev/null
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'cleanup; exit 1' INT TERM HUP
-
-OK_TAIL=30
-start_redis
-ok $? "redis-server on $sock" "$tmp/redis.log"
+redis_test redis2
 
 # start_srv I BINARY [ARGS...]: instance I, its port in port_I.
 start_srv() {
@@ -90,11 +74,7 @@ start_srv 7 "$CONFORMANCE_SERVER"
     [ -n "$port_4" ] && [ -n "$port_5" ] && [ -n "$port_6" ] && [ -n "$port_7" ]
 ok $? "three mcp-demo, two notes-server and two conformance-server instances with --redis listen" \
     "$tmp/srv1.log"
-i=0
-while [ $i -lt 50 ] && [ "$(cat "$tmp"/srv*.log | grep -c 'redis: connection to .* up')" -lt 7 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+redis_up 7 "$tmp"/srv*.log
 
 nport=$(free_port)
 cat >"$tmp/mcp.conf" <<EOF

@@ -15,8 +15,11 @@
  *     CALL_WAIT does on a local task: it polls the record (20 ms, then
  *     doubling to 500 ms) until it has its answer, and is cancelled,
  *     cut with its stream and aborted at a drain like any call;
- *   - tasks/cancel is relayed to the instance running the task (the
- *     only writer), and answered once the record says the task ended.
+ *   - tasks/cancel and tasks/update are relayed to the instance running
+ *     the task (the only writer), and answered once the record shows
+ *     them: the task ended, or no longer asks what was answered (an
+ *     update names the record it answers, its "updated": a later round
+ *     asking under the same keys takes no earlier answer).
  * Loop thread only.
  */
 #include <stdio.h>
@@ -28,10 +31,10 @@
 #define RECORD_V	1
 #define POLL_FIRST	0.02	/* s: the first poll of a record */
 #define POLL_MAX	0.5	/* s: the slowest */
-#define CANCEL_AGAIN	8	/* polls between cancels resent (lost) */
+#define TELL_AGAIN	8	/* polls between relays resent (a PUBLISH
+				   heard by nobody is lost) */
 #define WORKING_SLACK	10000	/* ms a running task's record outlives
 				   --task-ttl, its owner's bound */
-#define NO_SESSION	"00000000000000000000000000000000"
 
 enum { P_GET, P_RESULT, P_CANCEL, P_LIST, P_UPDATE };
 
@@ -432,7 +435,7 @@ got_cb(void *arg, int status, const char *val, size_t len)
 		 * after a while: a PUBLISH heard by nobody is lost). */
 		if (!p->asked)
 			p->seen = t.updated;
-		if (p->polls % CANCEL_AGAIN == 0 && tell(p, inst, &t,
+		if (p->polls % TELL_AGAIN == 0 && tell(p, inst, &t,
 		    p->resp) != 0) {
 			unload_fail(p, &t, hold);
 			return;
@@ -451,7 +454,7 @@ got_cb(void *arg, int status, const char *val, size_t len)
 		/* Still working. A cancel goes to the instance running it
 		 * (again after a while: a PUBLISH heard by nobody is lost),
 		 * and its answer waits for the record to say it ended. */
-		if (p->what == P_CANCEL && p->polls % CANCEL_AGAIN == 0) {
+		if (p->what == P_CANCEL && p->polls % TELL_AGAIN == 0) {
 			(void)tell(p, inst, &t, NULL);
 			p->asked = 1;
 		}
