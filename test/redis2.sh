@@ -16,7 +16,9 @@
 #   - a sampling request of a call on conformance-server A answered
 #     through B reaches the call; a notifications/cancelled POSTed to
 #     mcp-demo 2 stops a call on mcp-demo 1; forged relayed messages are
-#     dropped with a log line;
+#     dropped with a log line; notifications/initialized given A while
+#     B reads the session's record (Redis held by DEBUG SLEEP): B's call
+#     still asks the client at once;
 #   - a Last-Event-ID whose route has leading zeros names that route; a
 #     300 KB answer to a sampling request is relayed whole; a route of
 #     4201 entries replays its newest (its answer and end); a lost
@@ -348,6 +350,43 @@ sleep 0.3
     grep -q 'relayed message not of ours' "$tmp/srv7.log"
 ok $? "forged relayed messages (not JSON, not a cancel, no session) are dropped with a log line" \
     "$tmp/srv6.log"
+
+# notifications/initialized given A while B reads the session's record
+# (Redis held still by DEBUG SLEEP: B's GET runs first, then A's write
+# and its message): B heard it, and the call's sampling request is not
+# held for an initialized B never saw (it was, until its timeout, when
+# the message came while B was still reading the record). Three times:
+# which of B's two connections it reads first is up to its loop.
+k=1
+while [ $k -le 3 ]; do
+	post "$C6" '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"'$V'","capabilities":{"sampling":{}},"clientInfo":{"name":"curl","version":"1"}}}'
+	s8=$got_sid
+	rcli debug sleep 0.6 >/dev/null &
+	dpid=$!
+	sleep 0.1
+	curl -sN --max-time 10 -H "$H1" -H "$H2" -H "Mcp-Session-Id: $s8" \
+	    -H "MCP-Protocol-Version: $V" --data-binary \
+	    '{"jsonrpc":"2.0","id":40,"method":"tools/call","params":{"name":"test_sampling","arguments":{"prompt":"hi"}}}' \
+	    "$C7" >"$tmp/samp3" 2>/dev/null &
+	spid=$!
+	sleep 0.2
+	post "$C6" "$inited" "$s8"
+	c=$code
+	wait $dpid
+	i=0
+	while [ $i -lt 50 ] && ! grep -q 'sampling/createMessage' "$tmp/samp3"; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	rid3=$(sed -n 's/.*"id":"\(s[0-9]*-[0-9a-f]*\)".*/\1/p' "$tmp/samp3" | head -n 1)
+	[ -n "$rid3" ] && post "$C7" '{"jsonrpc":"2.0","id":"'"$rid3"'","result":{"role":"assistant","content":{"type":"text","text":"round '$k'"},"model":"m"}}' "$s8"
+	wait $spid
+	[ "$c" = 202 ] && [ -n "$s8" ] && [ -n "$rid3" ] &&
+	    grep -q "LLM response: round $k" "$tmp/samp3"
+	ok $? "round $k: initialized on A (202) while B read the record: B's call asks the client within 5 s ($rid3) and gets its answer" \
+	    "$tmp/samp3"
+	k=$((k + 1))
+done
 
 # The SDK through nginx over the two conformance-servers.
 node test/node/redis2-client.mjs --url "http://127.0.0.1:$nport/c/mcp" \

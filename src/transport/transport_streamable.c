@@ -186,6 +186,7 @@ struct lookup {
 	char		*val;
 	size_t		 len;
 	double		 done_at;
+	int		 ready;		/* its initialized relayed meanwhile */
 };
 
 static void	 ssess_link(struct ssess *);
@@ -793,8 +794,10 @@ lookup_adopt(struct http *h, struct lookup *lk, struct MHD_Connection *conn,
 		    "too many sessions", origin);
 		return NULL;
 	}
-	if (ss == NULL && status == ST_OK && lk->val != NULL)
-		ss = ssess_adopt(h, lk->sid, lk->val, lk->len);
+	if (ss == NULL && status == ST_OK && lk->val != NULL &&
+	    (ss = ssess_adopt(h, lk->sid, lk->val, lk->len)) != NULL &&
+	    lk->ready)
+		ss->sess->ready = 1;	/* its record was read before */
 	lookup_free(lk);
 	if (ss != NULL)
 		return ss;
@@ -2455,6 +2458,11 @@ st_relay(struct session *s, int kind, const char *tag, const char *json,
 
 	if (ss == NULL || ss->stateless || ss->h->conf->store == NULL)
 		return;
+	/* Its record says ready before anyone hears it: an instance
+	 * that reads it later needs no message, and one that read it
+	 * before is still looking it up, or has it (ready, above). */
+	if (kind == RELAY_READY)
+		store_touch(ss);
 	if (mcp__store_relay(ss->h->conf->store, tag, kind, ss->id, json,
 	    len) != 0)
 		mcp_log(MCP_LOG_WARN, "mcp: session %.8s: a %s for another "
@@ -2575,8 +2583,9 @@ mcp__streamable_event(void *arg, int what, const char *sid,
 {
 	struct http	*h = arg;
 	struct ssess	*ss;
-	struct route	*r;
 	struct replay	*rp;
+	struct lookup	*lk;
+	struct route	*r;
 	char		 k, rid[24];
 	unsigned long long seq;
 	const char	*json;
@@ -2610,7 +2619,19 @@ mcp__streamable_event(void *arg, int what, const char *sid,
 		mcp__taskshare_cancelled(h->srv, val + 35, len - 35);
 		return;
 	}
-	if ((ss = find(h, sid)) == NULL || ss->stateless)
+	if ((ss = find(h, sid)) == NULL && what == SEV_RELAY && len > 35 &&
+	    val[0] == RELAY_READY) {
+		/*
+		 * Its record, with ready set, was written before this was
+		 * published (st_relay): a lookup that read it before may
+		 * have missed it. Such a lookup hears it here.
+		 */
+		for (lk = h->lookups; lk != NULL; lk = lk->next)
+			if (strcmp(lk->sid, sid) == 0)
+				lk->ready = 1;
+		return;
+	}
+	if (ss == NULL || ss->stateless)
 		return;
 	if (what == SEV_RELAY) {
 		/* "K SID JSON": a response to one of our requests, or a
