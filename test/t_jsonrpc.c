@@ -973,6 +973,93 @@ t_idscan(void)
 	mcp__buf_free(&b);
 }
 
+/* ---- the string scan ---------------------------------------------------- */
+
+/*
+ * json.c reads a string eight bytes a step: every byte it must stop at
+ * (a control, '"', '\\', a UTF-8 lead), put at every offset of the first
+ * 24 bytes, past a run of plain bytes, must be found there. The parser's
+ * answer is checked against jansson's own decoder, text for text.
+ */
+static void
+t_string_scan(void)
+{
+	static const char *const special[] = { "\\\"", "\\\\", "\\n",
+	    "\\u00e9", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\x7f",
+	    " ", "!", "#", "[", "]", "\xc3", "\x01", "\x1f", "\x80", "\xff" };
+	struct json_perr	 e;
+	json_t			*mine, *theirs;
+	char			 js[128];
+	size_t			 i, k, len;
+	int			 bad = 0, pos;
+
+	for (i = 0; i < sizeof(special) / sizeof(special[0]); i++) {
+		for (pos = 0; pos < 24; pos++) {
+			len = (size_t)snprintf(js, sizeof(js),
+			    "\"%.*s%s%s\"", pos, "abcdefghijklmnopqrstuvwx",
+			    special[i], "yz0123456789");
+			mine = mcp__json_parse(js, len, &e);
+			theirs = json_loadb(js, len, JSON_DECODE_ANY, NULL);
+			k = mine != NULL && theirs != NULL &&
+			    json_equal(mine, theirs);
+			if (!(k || (mine == NULL && theirs == NULL))) {
+				diag("%s: ours %s, jansson's %s", js,
+				    mine ? "parsed" : e.text,
+				    theirs ? "parsed" : "refused");
+				bad++;
+			}
+			json_decref(mine);
+			json_decref(theirs);
+		}
+	}
+	ok(bad == 0, "the string scan agrees with jansson at every offset "
+	    "(%d disagreements)", bad);
+	/* Unterminated at every length, across the eight-byte steps. */
+	bad = 0;
+	for (pos = 0; pos < 24; pos++) {
+		len = (size_t)snprintf(js, sizeof(js), "\"%.*s", pos,
+		    "abcdefghijklmnopqrstuvwx");
+		mine = mcp__json_parse(js, len, &e);
+		if (mine != NULL || strstr(e.text, "unterminated") == NULL)
+			bad++;
+		json_decref(mine);
+	}
+	ok(bad == 0, "an unterminated string is refused at every length");
+
+	/* The serialiser's scans: what it writes reads back the same. */
+	bad = 0;
+	for (i = 0; i < sizeof(special) / sizeof(special[0]); i++) {
+		for (pos = 0; pos < 24; pos++) {
+			struct buf	 b = { 0 };
+			char		 raw[64], *out;
+			const char	*want;
+
+			len = (size_t)snprintf(raw, sizeof(raw), "%.*s%s%s",
+			    pos, "abcdefghijklmnopqrstuvwx", special[i],
+			    "yz0123456789");
+			if (mcp__buf_addstr(&b, raw, len) != MCP_OK)
+				exit(2);
+			out = take(&b);
+			mine = json_loads(out, JSON_DECODE_ANY, NULL);
+			/* Invalid UTF-8 comes back as U+FFFD: only valid
+			 * text must read back byte for byte. */
+			want = json_string_value(mine);
+			if (mine == NULL || (mcp__utf8_valid(raw, len) &&
+			    (json_string_length(mine) != len ||
+			    memcmp(want, raw, len) != 0)) ||
+			    (!mcp__utf8_valid(raw, len) &&
+			    strstr(want, "\xef\xbf\xbd") == NULL)) {
+				diag("%s: wrote %s", raw, out);
+				bad++;
+			}
+			json_decref(mine);
+			free(out);
+		}
+	}
+	ok(bad == 0, "a string written with every special at every offset "
+	    "reads back (%d disagreements)", bad);
+}
+
 int
 main(void)
 {
@@ -985,5 +1072,6 @@ main(void)
 	t_idscan();
 	t_buf();
 	t_base64();
+	t_string_scan();
 	return tap_done();
 }

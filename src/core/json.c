@@ -63,6 +63,87 @@ static const unsigned char stop[256] = {
 	1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
 };
 
+/*
+ * Eight bytes at a time, where the byte order lets the first flagged
+ * byte be found with a count of trailing zeros: about a third of the
+ * instructions of a byte loop on long strings (3,000-byte arguments:
+ * 25,000 fewer a call, docs/PERFORMANCE.md); a byte loop finishes.
+ */
+#if defined(__GNUC__) && defined(__BYTE_ORDER__) && \
+    __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define SWAR	1
+#define ONES	0x0101010101010101ULL
+#define HIGH	0x8080808080808080ULL
+
+/*
+ * The high bit of each byte of X below 0x20, '"' or '\\'. A borrow only
+ * runs upward from a byte that truly matched, so the lowest flag is
+ * exact (the ones above it may not be).
+ */
+static inline uint64_t
+swar_special(uint64_t x)
+{
+	uint64_t	 q = x ^ (ONES * '"'), b = x ^ (ONES * '\\');
+
+	return (((x - ONES * 0x20) & ~x) | ((q - ONES) & ~q) |
+	    ((b - ONES) & ~b)) & HIGH;
+}
+#endif
+
+/* The first byte at or after P that stop[] flags, or END. */
+static const unsigned char *
+scan_plain(const unsigned char *p, const unsigned char *end)
+{
+#ifdef SWAR
+	uint64_t	 x, hit;
+
+	for (; end - p >= 8; p += 8) {
+		memcpy(&x, p, 8);
+		if ((hit = swar_special(x) | (x & HIGH)) != 0)
+			return p + (__builtin_ctzll(hit) >> 3);
+	}
+#endif
+	while (p < end && !stop[*p])
+		p++;
+	return p;
+}
+
+/* The first byte at or after P that a JSON string must escape, or END. */
+static const unsigned char *
+scan_unescaped(const unsigned char *p, const unsigned char *end)
+{
+#ifdef SWAR
+	uint64_t	 x, hit;
+
+	for (; end - p >= 8; p += 8) {
+		memcpy(&x, p, 8);
+		if ((hit = swar_special(x)) != 0)
+			return p + (__builtin_ctzll(hit) >> 3);
+	}
+#endif
+	while (p < end && *p >= 0x20 && *p != '"' && *p != '\\')
+		p++;
+	return p;
+}
+
+/* The first byte at or after P that is not ASCII, or END. */
+static const unsigned char *
+scan_ascii(const unsigned char *p, const unsigned char *end)
+{
+#ifdef SWAR
+	uint64_t	 x, hit;
+
+	for (; end - p >= 8; p += 8) {
+		memcpy(&x, p, 8);
+		if ((hit = x & HIGH) != 0)
+			return p + (__builtin_ctzll(hit) >> 3);
+	}
+#endif
+	while (p < end && *p < 0x80)
+		p++;
+	return p;
+}
+
 static json_t *
 fail(struct parser *ps, int code, const char *what)
 {
@@ -184,8 +265,7 @@ string(struct parser *ps, const char **s, size_t *n)
 
 	run = p;
 	for (;;) {
-		while (p < end && !stop[*p])
-			p++;
+		p = scan_plain(p, end);
 		if (p >= ps->end) {
 			ps->p = p;
 			fail(ps, 1, "unterminated string");
@@ -966,8 +1046,7 @@ add_string(struct buf *b, const char *s, size_t n)
 	b->data[b->len++] = '"';
 	while (p < e) {
 		r = p;
-		while (p < e && *p >= 0x20 && *p != '"' && *p != '\\')
-			p++;
+		p = scan_unescaped(p, e);
 		if (mcp__buf_add(b, r, (size_t)(p - r)) != MCP_OK)
 			return MCP_ENOMEM;
 		if (p == e)
@@ -1009,8 +1088,7 @@ mcp__buf_addstr(struct buf *b, const char *s, size_t n)
 	size_t			 k;
 	int			 rc;
 
-	while (p < e && *p < 0x80)
-		p++;
+	p = scan_ascii(p, e);
 	for (; p < e; p += k) {
 		if (*p < 0x80) {
 			k = 1;
