@@ -13,6 +13,9 @@
 #   demo-json       the same with --json-response: application/json bodies;
 #   demo-stateless  the same with --stateless: no initialize and no
 #                   session, mcp-bench -s POSTs only tools/call;
+#   demo-loop       demo-sse with --loop-tools: echo runs on the loop
+#                   thread while its POST is handled, so the answer is
+#                   the POST's whole body (no suspension, no worker);
 #   ts              test/node/bench-echo-streamable.mjs, the official
 #                   TypeScript SDK's StreamableHTTPServerTransport on
 #                   Express, stateful, one transport per session;
@@ -39,8 +42,8 @@
 # Environment: ROUNDS (5), DUR (3 s, measured phase of each run), WARM
 # (5000 requests at c=64), WARM1 (2000 at c=1), CONNS (connections at
 # c=64, default 64), CLIENT_CPU (0), SERVER_CPU (1), PIN64 (0: set 1 to
-# pin the c=64 runs too), SERVERS ("demo-sse demo-json demo-stateless ts
-# floor"), NODE (node), DEMO_ARGS (extra mcp-demo options).
+# pin the c=64 runs too), SERVERS ("demo-sse demo-json demo-stateless
+# demo-loop ts floor"), NODE (node), DEMO_ARGS (extra mcp-demo options).
 #
 set -u
 
@@ -54,7 +57,7 @@ CONNS=${CONNS:-64}
 CLIENT_CPU=${CLIENT_CPU:-0}
 SERVER_CPU=${SERVER_CPU:-1}
 PIN64=${PIN64:-0}
-SERVERS=${SERVERS:-"demo-sse demo-json demo-stateless ts floor"}
+SERVERS=${SERVERS:-"demo-sse demo-json demo-stateless demo-loop ts floor"}
 NODE=${NODE:-node}
 DEMO_ARGS=${DEMO_ARGS:-}
 URL=http://127.0.0.1:0/mcp
@@ -76,7 +79,7 @@ demo_streamable() {
 # server_cmd NAME: CMD[NAME] and SOPTS[NAME], if NAME can run here.
 server_cmd() {
 	case $1 in
-	demo-sse | demo-json | demo-stateless)
+	demo-sse | demo-json | demo-stateless | demo-loop)
 		if ! demo_streamable; then
 			say "skipping $1: build/mcp-demo without Streamable" \
 			    "HTTP (--stateless, --json-response)"
@@ -85,6 +88,7 @@ server_cmd() {
 		CMD[$1]="build/mcp-demo --http 127.0.0.1:0 $DEMO_ARGS"
 		case $1 in
 		demo-json) CMD[$1]="${CMD[$1]} --json-response" ;;
+		demo-loop) CMD[$1]="${CMD[$1]} --loop-tools" ;;
 		demo-stateless)
 			CMD[$1]="${CMD[$1]} --stateless"
 			# shellcheck disable=SC2034
@@ -123,6 +127,9 @@ median_table 1 \
     "demo-stateless/demo-sse req/s   c=64|demo-stateless|demo-sse|64|rps|>= 1" \
     "demo-stateless/demo-sse req/s   c=1 |demo-stateless|demo-sse|1|rps" \
     "demo-json/demo-sse      req/s   c=64|demo-json|demo-sse|64|rps" \
-    "demo-sse/floor          req/s   c=64|demo-sse|floor|64|rps" \
+    "demo-sse/floor          req/s   c=64|demo-sse|floor|64|rps|>= 0.6" \
+    "demo-loop/floor         req/s   c=64|demo-loop|floor|64|rps|>= 0.6" \
+    "demo-loop/demo-sse      req/s   c=64|demo-loop|demo-sse|64|rps" \
+    "demo-loop/floor         p50     c=1 |demo-loop|floor|1|p50_us" \
     "demo-sse/ts             cpu/req c=64|demo-sse|ts|64|server_cpu_us"
 bench_end
