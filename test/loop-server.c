@@ -15,6 +15,9 @@
  *   hold     defers; its thread waits until the call is cancelled (a
  *            client's cancel, the tool's 300 ms time limit, the end of
  *            the session or the grace period), then finishes it
+ *   busy     {ms}: keeps the loop busy that long (what a loop tool must
+ *            not do; it stands for many calls' worth of work), then
+ *            answers "done"
  *
  * Built by the Makefile, never installed; the public header only.
  */
@@ -147,6 +150,16 @@ hold(mcp_call *call)
 	hand_to(call, holder);
 }
 
+static void
+busy(mcp_call *call)
+{
+	long long	 ms = mcp_arg_int(call, "ms");
+	struct timespec	 t = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
+
+	nanosleep(&t, NULL);
+	mcp_result_text(call, "done");
+}
+
 static const char text_schema[] =
     "{\"type\":\"object\",\"required\":[\"text\"],"
     "\"properties\":{\"text\":{\"type\":\"string\"}},"
@@ -166,6 +179,9 @@ static const struct {
 	{ "handoff", text_schema, handoff },
 	{ "hold", NULL, hold },
 	{ "hold-300", NULL, hold },
+	{ "busy", "{\"type\":\"object\",\"required\":[\"ms\"],\"properties\":"
+	    "{\"ms\":{\"type\":\"integer\",\"minimum\":0,"
+	    "\"maximum\":5000}}}", busy },
 };
 
 /* --pool-tools, known once the command line is parsed: cleared again

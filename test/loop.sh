@@ -3,7 +3,8 @@
 # build/loop-server (test/loop-server.c), on stdio and on Streamable
 # HTTP with curl: a loop tool runs on the loop thread (and on a worker
 # once its flag is cleared); its arguments are validated and its
-# structured result checked against its output schema; sampling,
+# structured result checked against its output schema; answers go
+# out while the loop is still busy with the rest of a read; sampling,
 # elicitation and roots give MCP_ESTATE at once; its progress and log
 # notes come before its answer; a deferred loop call finished from
 # another thread is answered, with that thread's progress; a cancelled
@@ -116,6 +117,26 @@ test "$(answer "$tmp/out" 10 | wc -l)" -eq 1
 ok $? "stdio: ... and nothing more" "$tmp/out"
 ! grep -q 'too late' "$tmp/out"
 ok $? "stdio: the late answers of cancelled calls are dropped" "$tmp/out"
+
+# Answers go out while the loop is still busy with the rest of what
+# it read: twenty echoes and a call that holds the loop 600 ms, in one
+# write (under PIPE_BUF, so one read), each answer stamped as it comes.
+{
+	echo "$INIT"
+	echo "$INITED"
+	i=31
+	while [ "$i" -le 50 ]; do call "$i" echo '{"text":"early"}'; i=$((i + 1)); done
+	call 51 busy '{"ms":600}'
+} >"$tmp/pin"
+[ "$(wc -c <"$tmp/pin")" -lt 4096 ] || bail "loop.sh: the input must fit one pipe write"
+{ cat "$tmp/pin"; sleep 1.2; } | timeout 20 "$S" 2>"$tmp/pierr" |
+    while IFS= read -r l; do printf '%s %s\n' "$(date +%s%3N)" "$l"; done >"$tmp/pout"
+t31=$(grep '"id":31,' "$tmp/pout" | cut -d' ' -f1)
+t51=$(grep '"id":51,' "$tmp/pout" | cut -d' ' -f1)
+[ -n "$t31" ] && [ -n "$t51" ] && [ $((t51 - t31)) -ge 400 ]
+ok $? "stdio: the first answers of a read go out before the loop is done with the rest (${t31:-none} vs ${t51:-none} ms)" "$tmp/pout"
+[ "$(grep -c '"text":"early"' "$tmp/pout")" -eq 20 ] && grep -q '"id":51,.*"done"' "$tmp/pout"
+ok $? "stdio: ... and every answer comes" "$tmp/pout"
 
 # Cleared again (--pool-tools), the same tools run on a worker.
 { echo "$INIT"; echo "$INITED"; call 1 where '{}'; } |
