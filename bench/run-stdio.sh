@@ -23,7 +23,8 @@
 # Environment: ROUNDS (5), DUR (3 s, measured phase of each run), WARM
 # (20000 requests at c=64), WARM1 (3000 at c=1), CLIENT_CPU (0),
 # SERVER_CPU (1), PIN64 (0: set 1 to pin the c=64 runs too), SERVERS
-# ("mcp-demo mcp-demo-loop ts floor"), NODE (node).
+# ("mcp-demo mcp-demo-loop ts floor"), NODE (node), TEXT_BYTES (unset:
+# mcp-bench's "hello world"; N: each call echoes a text of N bytes).
 #
 set -u
 
@@ -81,8 +82,13 @@ server_cmd() {
 pick_servers
 pins
 
+extra=()
+if [ -n "${TEXT_BYTES:-}" ]; then
+	extra=(-a "{\"text\":\"$(head -c "$TEXT_BYTES" /dev/zero | tr '\0' x)\"}")
+	say "each call echoes $TEXT_BYTES bytes"
+fi
 run_rounds "$(awk -v d="$DUR" 'BEGIN { printf "%d", d * 4 + 60 }')" \
-    "-c 1 -w $WARM1 $pin1" "-c 64 -w $WARM $pin64"
+    "-c 1 -w $WARM1 $pin1" "-c 64 -w $WARM $pin64" "${extra[@]}"
 
 median_table 0 \
     "mcp-demo/ts    req/s  c=64|mcp-demo|ts|64|rps" \
