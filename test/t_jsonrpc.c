@@ -7,6 +7,7 @@
  * the byte buffer in src/buf.c and base64 in src/base64.c (RFC 4648
  * vectors). Single-threaded.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1060,6 +1061,33 @@ t_string_scan(void)
 	    "reads back (%d disagreements)", bad);
 }
 
+/* mcp__fmt_int against snprintf, at every length and both ends. */
+static void
+t_fmt_int(void)
+{
+	static const long long fixed[] = { 0, 1, 9, 10, 99, 100, 101, 999,
+	    1000, -1, -9, -10, -99, -100, LLONG_MAX, LLONG_MIN,
+	    LLONG_MIN + 1, 4294967296LL, -4294967296LL };
+	char		 mine[24], want[24];
+	unsigned long long u;
+	long long	 v;
+	size_t		 i, n;
+	int		 bad = 0;
+
+	for (i = 0; i < sizeof(fixed) / sizeof(fixed[0]) + 4000; i++) {
+		u = (unsigned long long)(i * 7919u) << (i % 40);
+		v = i < sizeof(fixed) / sizeof(fixed[0]) ? fixed[i] :
+		    (long long)((i & 1) ? 0 - u : u);
+		n = mcp__fmt_int(mine, v);
+		snprintf(want, sizeof(want), "%lld", v);
+		if (n != strlen(want) || strcmp(mine, want) != 0) {
+			diag("%s: got %s (%zu)", want, mine, n);
+			bad++;
+		}
+	}
+	ok(bad == 0, "mcp__fmt_int writes what %%lld does (%d differ)", bad);
+}
+
 int
 main(void)
 {
@@ -1073,5 +1101,6 @@ main(void)
 	t_buf();
 	t_base64();
 	t_string_scan();
+	t_fmt_int();
 	return tap_done();
 }

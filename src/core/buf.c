@@ -70,12 +70,6 @@ mcp__buf_addc(struct buf *b, char c)
 	return MCP_OK;
 }
 
-int
-mcp__buf_adds(struct buf *b, const char *s)
-{
-	return mcp__buf_add(b, s, strlen(s));
-}
-
 void
 mcp__buf_consume(struct buf *b, size_t n)
 {

@@ -12,6 +12,7 @@
 #include <limits.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 #include <stddef.h>
 
 #include <jansson.h>
@@ -35,12 +36,18 @@ struct buf {
 int	 mcp__buf_reserve(struct buf *b, size_t extra) MCP_HIDDEN;
 int	 mcp__buf_add(struct buf *b, const void *p, size_t n) MCP_HIDDEN;
 int	 mcp__buf_addc(struct buf *b, char c) MCP_HIDDEN;
-int	 mcp__buf_adds(struct buf *b, const char *s) MCP_HIDDEN;
 int	 mcp__buf_addjson(struct buf *b, const json_t *v) MCP_HIDDEN;
 void	 mcp__buf_consume(struct buf *b, size_t n) MCP_HIDDEN;
 void	 mcp__buf_reset(struct buf *b) MCP_HIDDEN;
 void	 mcp__buf_free(struct buf *b) MCP_HIDDEN;
 char	*mcp__buf_steal(struct buf *b, size_t *lenp) MCP_HIDDEN;
+
+/* A C string: inline, so that a literal's length is known when built. */
+static inline int
+mcp__buf_adds(struct buf *b, const char *s)
+{
+	return mcp__buf_add(b, s, strlen(s));
+}
 
 /* ---- log.c ------------------------------------------------------------ */
 

@@ -155,7 +155,8 @@ fail(struct parser *ps, int code, const char *what)
 	return NULL;
 }
 
-static void
+/* Inline: its common case is one compare, called for every token. */
+static inline __attribute__((always_inline)) void
 skip_ws(struct parser *ps)
 {
 	const unsigned char	*p = ps->p;
@@ -1120,26 +1121,37 @@ mcp__buf_addstr(struct buf *b, const char *s, size_t n)
 	return rc;
 }
 
+/* "00" to "99": two digits a division. */
+static const char digits2[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233"
+    "34353637383940414243444546474849505152535455565758596061626364656667"
+    "6869707172737475767778798081828384858687888990919293949596979899";
+
 /* Formats V in decimal into OUT (at least 21 bytes); returns the length. */
 size_t
 mcp__fmt_int(char *out, long long v)
 {
-	char			 tmp[24];
+	char			 tmp[24], *p = tmp + sizeof(tmp);
 	unsigned long long	 u;
-	size_t			 n = 0, i;
+	size_t			 n, i = 0;
 
 	u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
-	do {
-		tmp[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u != 0);
-	i = 0;
+	while (u >= 100) {
+		p -= 2;
+		memcpy(p, digits2 + (u % 100) * 2, 2);
+		u /= 100;
+	}
+	if (u >= 10) {
+		p -= 2;
+		memcpy(p, digits2 + u * 2, 2);
+	} else
+		*--p = (char)('0' + u);
 	if (v < 0)
 		out[i++] = '-';
-	while (n > 0)
-		out[i++] = tmp[--n];
-	out[i] = '\0';
-	return i;
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	memcpy(out + i, p, n);
+	out[i + n] = '\0';
+	return i + n;
 }
 
 /* The shortest of %.15g, %.16g, %.17g that reads back the same. */
