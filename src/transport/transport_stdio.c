@@ -89,7 +89,9 @@ stdio_send(struct session *s, void *route, const char *json, size_t len,
 	memcpy(t->out.data + t->out.len, json, len);
 	t->out.len += len;
 	t->out.data[t->out.len++] = '\n';
-	if (t->out.len - t->out.off >= OUT_FLUSH_AT)
+	/* (A full pipe is left to the write watcher: no write per
+	 * answer that only gets EAGAIN.) */
+	if (t->out.len - t->out.off >= OUT_FLUSH_AT && !ev_is_active(&t->wio))
 		try_write(t);
 	if (t->out.len - t->out.off > t->out_cap && !t->paused) {
 		/* The client is not reading: stop reading it, too. */
