@@ -4,7 +4,8 @@
 # HTTP with curl: a loop tool runs on the loop thread (and on a worker
 # once its flag is cleared); its arguments are validated and its
 # structured result checked against its output schema; answers go
-# out while the loop is still busy with the rest of a read; sampling,
+# out while the loop is still busy with the rest of a read, and the
+# rest is dropped once a write finds the client gone; sampling,
 # elicitation and roots give MCP_ESTATE at once; its progress and log
 # notes come before its answer; a deferred loop call finished from
 # another thread is answered, with that thread's progress; a cancelled
@@ -134,9 +135,36 @@ ok $? "stdio: the late answers of cancelled calls are dropped" "$tmp/out"
 t31=$(grep '"id":31,' "$tmp/pout" | cut -d' ' -f1)
 t51=$(grep '"id":51,' "$tmp/pout" | cut -d' ' -f1)
 [ -n "$t31" ] && [ -n "$t51" ] && [ $((t51 - t31)) -ge 400 ]
-ok $? "stdio: the first answers of a read go out before the loop is done with the rest (${t31:-none} vs ${t51:-none} ms)" "$tmp/pout"
+ok $? "stdio: the first answers of a read go out before the loop is done with the rest ($(( ${t51:-0} - ${t31:-0} )) ms before)" "$tmp/pout"
 [ "$(grep -c '"text":"early"' "$tmp/pout")" -eq 20 ] && grep -q '"id":51,.*"done"' "$tmp/pout"
 ok $? "stdio: ... and every answer comes" "$tmp/pout"
+
+# A client that leaves while a read's lines are being handled: once a
+# write fails, the rest of them are dropped, not run (the four 300 ms
+# calls after the one during which the reader left would take 1.2 s).
+{
+	echo "$INIT"
+	echo "$INITED"
+	i=61
+	while [ "$i" -le 70 ]; do call "$i" echo '{"text":"gone"}'; i=$((i + 1)); done
+	# Each busy call followed by an answer big enough to be written.
+	big=$(printf '%0300d' 0)
+	i=81
+	while [ "$i" -le 85 ]; do
+		call "$i" busy '{"ms":300}'
+		call "$((i + 10))" echo "{\"text\":\"$big\"}"
+		i=$((i + 1))
+	done
+} >"$tmp/gin"
+[ "$(wc -c <"$tmp/gin")" -lt 4096 ] || bail "loop.sh: the input must fit one pipe write"
+{ cat "$tmp/gin"; sleep 3; } | {
+	t0=$(date +%s%3N)
+	timeout 20 "$S" 2>"$tmp/gerr"
+	echo $(($(date +%s%3N) - t0)) >"$tmp/gms"
+} | head -c 300 >/dev/null
+ms=$(cat "$tmp/gms")
+grep -q 'output closed' "$tmp/gerr" && [ "$ms" -lt 900 ]
+ok $? "stdio: a client gone mid-read: the rest of the read is dropped, not run ($ms ms)" "$tmp/gerr"
 
 # Cleared again (--pool-tools), the same tools run on a worker.
 { echo "$INIT"; echo "$INITED"; call 1 where '{}'; } |

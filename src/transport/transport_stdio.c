@@ -91,8 +91,11 @@ stdio_send(struct session *s, void *route, const char *json, size_t len,
 	t->out.data[t->out.len++] = '\n';
 	/* (A full pipe is left to the write watcher: no write per
 	 * answer that only gets EAGAIN.) */
-	if (t->out.len - t->out.off >= OUT_FLUSH_AT && !ev_is_active(&t->wio))
+	if (t->out.len - t->out.off >= OUT_FLUSH_AT && !ev_is_active(&t->wio)) {
 		try_write(t);
+		if (t->broken)
+			return MCP_ESTATE;
+	}
 	if (t->out.len - t->out.off > t->out_cap && !t->paused) {
 		/* The client is not reading: stop reading it, too. */
 		t->paused = 1;
@@ -160,6 +163,10 @@ line(void *arg, const char *p, size_t n)
 {
 	struct stdio_transport	*t = arg;
 
+	/* The client is gone (a write failed while this read's lines were
+	 * being handled): the rest are dropped, not run. */
+	if (t->broken)
+		return 0;
 	if (!t->at_end && mcp__pool_full(&t->srv->pool))
 		return -1;
 	mcp__protocol_input(t->sess, p, n, NULL);
