@@ -22,10 +22,17 @@ _Thread_local struct mcp_call *mcp__loop_call;
 struct mcp_call *
 mcp__call_new(void)
 {
+	static const struct mcp_call zero;
 	struct mcp_call	*c;
 
-	c = calloc(1, sizeof(*c));
+	/*
+	 * Not calloc (nor malloc and memset, which the compiler makes one):
+	 * glibc's calloc passes by the thread's cache, and a call cost a
+	 * trip to the arena both ways, about 450 instructions.
+	 */
+	c = malloc(sizeof(*c));
 	if (c != NULL) {
+		memcpy(c, &zero, sizeof(*c));
 		atomic_init(&c->cancelled, 0);
 		atomic_init(&c->defer, CALL_DEFER_NONE);
 	}
