@@ -1088,6 +1088,47 @@ t_fmt_int(void)
 	ok(bad == 0, "mcp__fmt_int writes what %%lld does (%d differ)", bad);
 }
 
+/*
+ * mcp__json_get against json_object_get: objects of 0 to 9 members (it
+ * walks those of 4 or fewer, and hashes the rest), every key present and
+ * some absent, keys that share a prefix, and values that are not objects.
+ */
+static void
+t_json_get(void)
+{
+	static const char *const keys[] = { "a", "ab", "abc", "text", "b",
+	    "", "tex", "texts", "z" };
+	const char	*probe[] = { "a", "ab", "abc", "text", "b", "", "tex",
+	    "texts", "z", "q", "A", "abcd" };
+	json_t		*o, *other[3];
+	size_t		 size, i;
+	int		 bad = 0, checked = 0;
+
+	for (size = 0; size <= 9; size++) {
+		o = json_object();
+		for (i = 0; i < size; i++)
+			json_object_set_new(o, keys[i], json_integer((json_int_t)i));
+		for (i = 0; i < sizeof(probe) / sizeof(probe[0]); i++) {
+			checked++;
+			if (mcp__json_get(o, probe[i]) !=
+			    json_object_get(o, probe[i]))
+				bad++;
+		}
+		json_decref(o);
+	}
+	other[0] = json_array();
+	other[1] = json_string("a");
+	other[2] = NULL;
+	for (i = 0; i < 3; i++) {
+		checked++;
+		if (mcp__json_get(other[i], "a") != NULL)
+			bad++;
+		json_decref(other[i]);
+	}
+	ok(bad == 0 && checked == 123, "mcp__json_get finds what "
+	    "json_object_get does (%d of %d differ)", bad, checked);
+}
+
 int
 main(void)
 {
@@ -1102,5 +1143,6 @@ main(void)
 	t_base64();
 	t_string_scan();
 	t_fmt_int();
+	t_json_get();
 	return tap_done();
 }

@@ -50,23 +50,12 @@ mcp__buf_reserve(struct buf *b, size_t extra)
 }
 
 int
-mcp__buf_add(struct buf *b, const void *p, size_t n)
+mcp__buf_add_grow(struct buf *b, const void *p, size_t n)
 {
-	if (n == 0)
-		return MCP_OK;
 	if (mcp__buf_reserve(b, n) != MCP_OK)
 		return MCP_ENOMEM;
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
-	return MCP_OK;
-}
-
-int
-mcp__buf_addc(struct buf *b, char c)
-{
-	if (b->len == b->cap && mcp__buf_reserve(b, 1) != MCP_OK)
-		return MCP_ENOMEM;
-	b->data[b->len++] = c;
 	return MCP_OK;
 }
 

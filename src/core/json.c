@@ -1037,6 +1037,20 @@ mcp__utf8_valid(const char *s, size_t n)
 	return 1;
 }
 
+json_t *
+mcp__json_get(const json_t *o, const char *key)
+{
+	void	*it;
+
+	if (json_object_size(o) > 4)
+		return json_object_get(o, key);
+	for (it = json_object_iter((json_t *)o); it != NULL;
+	    it = json_object_iter_next((json_t *)o, it))
+		if (strcmp(json_object_iter_key(it), key) == 0)
+			return json_object_iter_value(it);
+	return NULL;
+}
+
 const char *
 mcp__json_cstr(const json_t *v)
 {

@@ -60,6 +60,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include "core/core.h"
 #include "core/schema.h"
 
 /*
@@ -2292,7 +2293,7 @@ v_object(struct vctx *c, const struct node *n, const json_t *inst,
 		return fail(c, p, "must have at most %lld %s", n->maxprops,
 		    plural(n->maxprops, "property", "properties"));
 	for (i = 0; i < n->nreq; i++)
-		if (json_object_get(inst, n->req[i]) == NULL)
+		if (mcp__json_get(inst, n->req[i]) == NULL)
 			return fail_key(c, p, "missing required property ",
 			    n->req[i]);
 	if (n->nprops == 0 && n->npprops == 0 && n->addl == NULL)

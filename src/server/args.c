@@ -98,7 +98,7 @@ arg(mcp_call *call, const char *name)
 
 	if (v == NULL || name == NULL)
 		return NULL;
-	if ((m = json_object_get(v, name)) != NULL ||
+	if ((m = mcp__json_get(v, name)) != NULL ||
 	    strpbrk(name, ".[") == NULL)
 		return m;
 	while (*p != '\0' && v != NULL) {
