@@ -1045,9 +1045,17 @@ mcp__json_get(const json_t *o, const char *key)
 	if (json_object_size(o) > 4)
 		return json_object_get(o, key);
 	for (it = json_object_iter((json_t *)o); it != NULL;
-	    it = json_object_iter_next((json_t *)o, it))
-		if (strcmp(json_object_iter_key(it), key) == 0)
-			return json_object_iter_value(it);
+	    it = json_object_iter_next((json_t *)o, it)) {
+		if (strcmp(json_object_iter_key(it), key) != 0)
+			continue;
+#if JANSSON_VERSION_HEX >= 0x020e00
+		/* A key set with a NUL inside ("sum\0x") is not "sum" to
+		 * json_object_get (before 2.14 none can be set). */
+		if (json_object_iter_key_len(it) != strlen(key))
+			continue;
+#endif
+		return json_object_iter_value(it);
+	}
 	return NULL;
 }
 
