@@ -187,6 +187,57 @@ const char *mcp__json_cstr(const json_t *v) MCP_HIDDEN;
 /* Appends S (N bytes) as a JSON string; invalid UTF-8 becomes U+FFFD. */
 int	 mcp__buf_addstr(struct buf *b, const char *s, size_t n) MCP_HIDDEN;
 
+/*
+ * Arguments read in place. A tool whose input schema is flat (an object
+ * of at most MCP__FLAT_MAX properties of scalar types: schema.c,
+ * mcp__schema_flat) has its arguments scanned into one slot a property
+ * instead of being built as jansson values; its callback reads the slots
+ * (args.c), and a jansson object is built only if it asks for one.
+ */
+#define MCP__FLAT_MAX	16
+
+struct mcp__flat {
+	size_t		 n;
+	const char	*name[MCP__FLAT_MAX];	/* the schema's own */
+	size_t		 len[MCP__FLAT_MAX];
+};
+
+enum {
+	MCP__SLOT_NONE,		/* absent */
+	MCP__SLOT_STR,
+	MCP__SLOT_INT,
+	MCP__SLOT_REAL,
+	MCP__SLOT_TRUE,
+	MCP__SLOT_FALSE
+};
+
+struct mcp__slot {
+	int		 type;
+	const char	*s;	/* STR: NUL-terminated, LEN bytes */
+	size_t		 len;
+	long long	 i;	/* INT */
+	double		 d;	/* REAL, and INT as a double */
+};
+
+/* The members of the arguments in text order: slot indexes. */
+struct mcp__flat_args {
+	size_t		 n;
+	unsigned char	 order[MCP__FLAT_MAX];
+	struct mcp__slot slot[MCP__FLAT_MAX];
+	char		 strings[];	/* the decoded strings */
+};
+
+/*
+ * Scans the object in TEXT (LEN bytes) into A's slots, the names of F
+ * being the only members it may have, each once; A's strings must have
+ * room for LEN + F->n bytes. Returns 1, or 0 for anything else (another
+ * member, a duplicate, null, an object, an array, a string with
+ * \u0000, malformed text): such arguments take the general path, which
+ * gives any error its message.
+ */
+int	 mcp__json_flat(const char *text, size_t len,
+	    const struct mcp__flat *f, struct mcp__flat_args *a) MCP_HIDDEN;
+
 /* Levels of notifications/message, syslog's numbers (debug 7). */
 #define MCP_SYSLOG_DEBUG	7
 int	 mcp__level_syslog(int mcp_log_level) MCP_HIDDEN;

@@ -429,21 +429,24 @@ next_item(struct parser *ps, int close)
 	return -1;
 }
 
-static json_t *
-number(struct parser *ps)
+/*
+ * Scans the number at ps->p: 1 and *I when it is an integer a long long
+ * holds, 0 and *D for a real, -1 on error.
+ */
+static int
+number_scan(struct parser *ps, long long *i, double *d)
 {
 	const unsigned char	*p = ps->p, *s = ps->p;
 	char			 tmp[64], *endp;
 	int			 neg = 0, real = 0;
 	unsigned long long	 u = 0;
-	double			 d;
 
 	if (*p == '-') {
 		neg = 1;
 		p++;
 	}
 	if (p >= ps->end || *p < '0' || *p > '9')
-		return fail(ps, 1, "invalid number");
+		return (fail(ps, 1, "invalid number"), -1);
 	if (*p == '0') {
 		p++;
 	} else {
@@ -459,7 +462,7 @@ number(struct parser *ps)
 		real = 1;
 		p++;
 		if (p >= ps->end || *p < '0' || *p > '9')
-			return fail(ps, 1, "invalid number");
+			return (fail(ps, 1, "invalid number"), -1);
 		while (p < ps->end && *p >= '0' && *p <= '9')
 			p++;
 	}
@@ -469,7 +472,7 @@ number(struct parser *ps)
 		if (p < ps->end && (*p == '+' || *p == '-'))
 			p++;
 		if (p >= ps->end || *p < '0' || *p > '9')
-			return fail(ps, 1, "invalid number");
+			return (fail(ps, 1, "invalid number"), -1);
 		while (p < ps->end && *p >= '0' && *p <= '9')
 			p++;
 	}
@@ -480,28 +483,46 @@ number(struct parser *ps)
 	 * (An id must be an integer, so such an id is still refused.)
 	 */
 	if (!real && (neg ? u <= (unsigned long long)LLONG_MAX + 1 :
-	    u <= (unsigned long long)LLONG_MAX))
-		return json_integer(neg ? (json_int_t)(0 - u) : (json_int_t)u);
+	    u <= (unsigned long long)LLONG_MAX)) {
+		*i = neg ? (long long)(0 - u) : (long long)u;
+		return 1;
+	}
 	if ((size_t)(p - s) >= sizeof(tmp)) {
 		/* Long mantissas: strtod needs a terminated copy. */
 		char	*big = strndup((const char *)s, (size_t)(p - s));
 
 		if (big == NULL)
-			return fail(ps, 2, "out of memory");
+			return (fail(ps, 2, "out of memory"), -1);
 		errno = 0;
-		d = strtod(big, &endp);
+		*d = strtod(big, &endp);
 		free(big);
 	} else {
 		memcpy(tmp, s, (size_t)(p - s));
 		tmp[p - s] = '\0';
 		errno = 0;
-		d = strtod(tmp, &endp);
+		*d = strtod(tmp, &endp);
 	}
-	if (isinf(d)) {
+	if (isinf(*d)) {
 		ps->p = s;
-		return fail(ps, 3, "real number overflow");
+		return (fail(ps, 3, "real number overflow"), -1);
 	}
-	return json_real(d);
+	return 0;
+}
+
+static json_t *
+number(struct parser *ps)
+{
+	long long	 i;
+	double		 d;
+
+	switch (number_scan(ps, &i, &d)) {
+	case 1:
+		return json_integer((json_int_t)i);
+	case 0:
+		return json_real(d);
+	default:
+		return NULL;
+	}
 }
 
 /*
@@ -682,6 +703,102 @@ mcp__json_parse(const char *data, size_t len, struct json_perr *err)
 	}
 	mcp__buf_free(&ps.tmp);
 	return v;
+}
+
+/* One member's value into SL; its string's bytes at *OUT. 1, or 0. */
+static int
+flat_value(struct parser *ps, struct mcp__slot *sl, char **out)
+{
+	const char	*s;
+	size_t		 n;
+
+	skip_ws(ps);
+	if (ps->p >= ps->end)
+		return 0;
+	switch (*ps->p) {
+	case '"':
+		ps->p++;
+		ps->nul = 0;
+		if (string(ps, &s, &n) != 0 || ps->nul)
+			return 0;
+		memcpy(*out, s, n);
+		(*out)[n] = '\0';
+		sl->type = MCP__SLOT_STR;
+		sl->s = *out;
+		sl->len = n;
+		*out += n + 1;
+		return 1;
+	case 't':
+		sl->type = MCP__SLOT_TRUE;
+		return word(ps, "true", 4);
+	case 'f':
+		sl->type = MCP__SLOT_FALSE;
+		return word(ps, "false", 5);
+	default:
+		if (*ps->p != '-' && (*ps->p < '0' || *ps->p > '9'))
+			return 0;	/* null, an object, an array */
+		switch (number_scan(ps, &sl->i, &sl->d)) {
+		case 1:
+			sl->type = MCP__SLOT_INT;
+			sl->d = (double)sl->i;
+			return 1;
+		case 0:
+			sl->type = MCP__SLOT_REAL;
+			return 1;
+		default:
+			return 0;
+		}
+	}
+}
+
+int
+mcp__json_flat(const char *text, size_t len, const struct mcp__flat *f,
+    struct mcp__flat_args *a)
+{
+	struct json_perr e;
+	struct parser	 ps;
+	const char	*k;
+	char		*out = a->strings;
+	size_t		 n, i;
+	int		 ok = 0, more;
+
+	memset(&ps, 0, sizeof(ps));
+	e.code = 0;		/* what fail() reads; the rest it writes */
+	e.has_nul = 0;
+	ps.start = ps.p = (const unsigned char *)text;
+	ps.end = ps.p + len;
+	ps.err = &e;
+	a->n = 0;
+	memset(a->slot, 0, f->n * sizeof(a->slot[0]));	/* NONE */
+	skip_ws(&ps);
+	if (ps.p >= ps.end || *ps.p != '{')
+		goto out;
+	ps.p++;
+	skip_ws(&ps);
+	if (ps.p < ps.end && *ps.p == '}') {
+		ps.p++;
+		more = 0;
+	} else
+		more = 1;
+	while (more) {
+		/* The name is read before the value's string can reuse tmp. */
+		if (member_name(&ps, &k, &n) != 0)
+			goto out;
+		for (i = 0; i < f->n; i++)
+			if (f->len[i] == n && memcmp(f->name[i], k, n) == 0)
+				break;
+		if (i == f->n || a->slot[i].type != MCP__SLOT_NONE ||
+		    !flat_value(&ps, &a->slot[i], &out))
+			goto out;
+		a->order[a->n++] = (unsigned char)i;
+		if ((more = next_item(&ps, '}')) < 0)
+			goto out;
+	}
+	skip_ws(&ps);
+	ok = ps.p == ps.end;
+out:
+	mcp__buf_free(&ps.tmp);
+	return ok;
 }
 
 /*
