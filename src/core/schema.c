@@ -226,6 +226,10 @@ struct mcp__schema {
 	struct node	**nodes;	/* every node, for the memo and free */
 	size_t		  nnodes;
 	size_t		  capnodes;
+	/* A flat schema (flat_make): its properties, and which of them
+	 * are required, a bit each. flat.n is 0 when it is not flat. */
+	struct mcp__flat  flat;
+	unsigned	  flat_req;
 };
 
 /* A bounded, always NUL-terminated string under construction. */
@@ -1371,6 +1375,49 @@ c_schema(struct cctx *c, const json_t *js, const struct spath *p)
 	return n;
 }
 
+/*
+ * Whether S is flat, and if so its properties into s->flat: an object
+ * with properties only (required too, and any additionalProperties,
+ * since a member that is not a property takes the general path), each
+ * of them of scalar types, checked by keywords that need no jansson
+ * value (string lengths, pattern, format, number bounds, multipleOf).
+ */
+static void
+flat_make(struct mcp__schema *s)
+{
+	const struct node	*r = s->root, *sub;
+	const unsigned		 scalar = T_STRING | T_NUMBER | T_INTEGER |
+				     T_BOOLEAN;
+	size_t			 i, j;
+
+	if ((r->flags & ~F_OBJKW) != 0 || (r->types != 0 &&
+	    !(r->types & T_OBJECT)) || r->constv != NULL ||
+	    r->enumv != NULL || r->minprops > 0 ||
+	    r->maxprops != LLONG_MAX || r->npprops > 0 ||
+	    r->nprops > MCP__FLAT_MAX)
+		return;
+	for (i = 0; i < r->nprops; i++) {
+		sub = r->props[i].sub;
+		if ((sub->flags & (F_FALSE | F_APPLY | F_OBJKW | F_ARRKW |
+		    F_UNIQUE)) != 0 || (sub->types & ~scalar) != 0 ||
+		    sub->constv != NULL || sub->enumv != NULL)
+			return;
+	}
+	for (j = 0; j < r->nreq; j++) {
+		for (i = 0; i < r->nprops; i++)
+			if (strcmp(r->props[i].name, r->req[j]) == 0)
+				break;
+		if (i == r->nprops)
+			return;		/* required, never a property */
+		s->flat_req |= 1u << i;
+	}
+	for (i = 0; i < r->nprops; i++) {
+		s->flat.name[i] = r->props[i].name;
+		s->flat.len[i] = strlen(r->props[i].name);
+	}
+	s->flat.n = r->nprops;
+}
+
 struct mcp__schema *
 mcp__schema_compile(const json_t *schema, int require_object, char *err,
     size_t errlen)
@@ -1426,6 +1473,7 @@ mcp__schema_compile(const json_t *schema, int require_object, char *err,
 	s->root = c_schema(&c, s->doc, &root);
 	if (s->root == NULL)
 		goto fail;
+	flat_make(s);
 	pcre2_compile_context_free(c.rxc);
 	return s;
 fail:
@@ -2373,17 +2421,13 @@ v_array(struct vctx *c, const struct node *n, const json_t *inst,
 }
 
 static int
-v_string(struct vctx *c, const struct node *n, const json_t *inst,
+v_str(struct vctx *c, const struct node *n, const char *s, size_t bytes,
     const struct path *p)
 {
-	const char	*s;
-	size_t		 bytes;
 	size_t		 i;
 	long long	 cps;
 	int		 r;
 
-	s = json_string_value(inst);
-	bytes = json_string_length(inst);
 	/*
 	 * A code point takes one to four bytes, so the byte count often
 	 * settles both bounds without counting ("\xc3\xa9" is 2 bytes but 1
@@ -2416,6 +2460,14 @@ v_string(struct vctx *c, const struct node *n, const json_t *inst,
 }
 
 static int
+v_string(struct vctx *c, const struct node *n, const json_t *inst,
+    const struct path *p)
+{
+	return v_str(c, n, json_string_value(inst), json_string_length(inst),
+	    p);
+}
+
+static int
 multiple_ok(const struct num *v, const struct num *m)
 {
 	double	 q;
@@ -2430,13 +2482,12 @@ multiple_ok(const struct num *v, const struct num *m)
 }
 
 static int
-v_number(struct vctx *c, const struct node *n, const json_t *inst,
+v_num(struct vctx *c, const struct node *n, const struct num *vp,
     const struct path *p)
 {
-	struct num	 v;
+	struct num	 v = *vp;
 	char		 buf[40];
 
-	num_get(inst, &v);
 	if ((n->flags & F_MIN) && num_cmp(&v, &n->min) < 0) {
 		num_fmt(buf, sizeof(buf), &n->min);
 		return fail(c, p, "must be >= %s", buf);
@@ -2458,6 +2509,16 @@ v_number(struct vctx *c, const struct node *n, const json_t *inst,
 		return fail(c, p, "must be a multiple of %s", buf);
 	}
 	return 0;
+}
+
+static int
+v_number(struct vctx *c, const struct node *n, const json_t *inst,
+    const struct path *p)
+{
+	struct num	 v;
+
+	num_get(inst, &v);
+	return v_num(c, n, &v, p);
 }
 
 /*
@@ -2607,4 +2668,61 @@ mcp__schema_validate(const struct mcp__schema *s, const json_t *inst,
 	if (inst == NULL)
 		return fail(&c, NULL, "missing");
 	return v_node(&c, s->root, inst, NULL, 0);
+}
+
+const struct mcp__flat *
+mcp__schema_flat(const struct mcp__schema *s)
+{
+	return s != NULL && s->flat.n > 0 ? &s->flat : NULL;
+}
+
+int
+mcp__schema_flat_ok(const struct mcp__schema *s,
+    const struct mcp__flat_args *a)
+{
+	const struct mcp__slot	*sl;
+	const struct node	*sub;
+	struct vctx		 c;
+	struct num		 v;
+	unsigned		 mask;
+	size_t			 i;
+
+	memset(&c, 0, sizeof(c));
+	c.root = "arguments";
+	c.quiet = 1;
+	for (i = 0; i < s->flat.n; i++) {
+		sl = &a->slot[i];
+		sub = s->root->props[i].sub;
+		mask = sub->types != 0 ? sub->types : ~0u;
+		switch (sl->type) {
+		case MCP__SLOT_NONE:
+			if (s->flat_req & (1u << i))
+				return 0;
+			continue;
+		case MCP__SLOT_STR:
+			if (!(mask & T_STRING) || ((sub->flags & F_STRKW) &&
+			    v_str(&c, sub, sl->s, sl->len, NULL) != 0))
+				return 0;
+			continue;
+		case MCP__SLOT_INT:
+		case MCP__SLOT_REAL:
+			/* A real where only integers go (3.0) is the general
+			 * path's to judge. */
+			if (!(mask & (sl->type == MCP__SLOT_INT ?
+			    T_NUMBER | T_INTEGER : T_NUMBER)))
+				return 0;
+			v.isint = sl->type == MCP__SLOT_INT;
+			v.i = v.isint ? sl->i : 0;
+			v.d = sl->d;
+			if ((sub->flags & F_NUMKW) && v_num(&c, sub, &v,
+			    NULL) != 0)
+				return 0;
+			continue;
+		default:
+			if (!(mask & T_BOOLEAN))
+				return 0;
+			continue;
+		}
+	}
+	return 1;
 }

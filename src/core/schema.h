@@ -14,6 +14,7 @@
 /* A compiled schema: immutable once built, so any number of threads may
  * validate against it at the same time. */
 struct mcp__schema;
+struct mcp__flat;
 
 /*
  * Compiles SCHEMA (borrowed; the compiled form keeps its own deep copy, so
@@ -37,6 +38,20 @@ struct mcp__schema	*mcp__schema_compile(const json_t *schema,
 int			 mcp__schema_validate(const struct mcp__schema *s,
 			    const json_t *inst, const char *root, char *err,
 			    size_t errlen);
+
+/*
+ * S's properties when its arguments can be read in place (core.h,
+ * struct mcp__flat), or NULL. Borrowed from S.
+ */
+const struct mcp__flat	*mcp__schema_flat(const struct mcp__schema *s);
+/*
+ * 1 when the arguments scanned into A (mcp__json_flat, against
+ * mcp__schema_flat(S)) are valid against S; 0 when they are not or it
+ * cannot tell, and the general path must judge them, with its message.
+ */
+struct mcp__flat_args;
+int			 mcp__schema_flat_ok(const struct mcp__schema *s,
+			    const struct mcp__flat_args *a);
 
 /* Frees S; NULL is a no-op. No validation may be running on S. */
 void			 mcp__schema_free(struct mcp__schema *s);
