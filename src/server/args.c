@@ -90,7 +90,7 @@ mcp__args_prepare(struct mcp_call *c)
 static json_t *
 arg(mcp_call *call, const char *name)
 {
-	json_t		*v = call->args, *m;
+	json_t		*v = mcp__call_args(call), *m;
 	const char	*p = name;
 	char		 key[256], *end;
 	size_t		 n;
@@ -132,23 +132,85 @@ arg_value(mcp_call *call, const char *name)
 	return json_is_null(v) ? NULL : v;
 }
 
+/*
+ * The argument NAME when the arguments were read in place (c->flat): its
+ * slot, absent for a name that is no property (none other was there, and
+ * a path into a scalar leads nowhere). NULL when they were not.
+ */
+static const struct mcp__slot *
+slot(mcp_call *call, const char *name)
+{
+	static const struct mcp__slot	 absent;
+	const struct mcp__flat		*f;
+	size_t				 i;
+
+	if (call->flat == NULL || call->args != NULL)
+		return NULL;	/* the jansson object is the callback's */
+	if (name == NULL)
+		return &absent;
+	f = mcp__schema_flat(call->tool->in);
+	for (i = 0; i < f->n; i++)
+		if (strcmp(f->name[i], name) == 0)
+			return &call->flat->slot[i];
+	return &absent;
+}
+
+static void
+wrong_is(mcp_call *call, const char *fn, const char *name, const char *is)
+{
+	mcp_log(MCP_LOG_ERR, "%s %s: %s(\"%s\"): the argument is %s",
+	    call->tool != NULL ? "tool" : "call",
+	    call->tool != NULL ? call->tool->name : "", fn, name, is);
+}
+
 static void
 wrong(mcp_call *call, const char *fn, const char *name, const json_t *v)
 {
 	static const char *const names[] = { "an object", "an array",
 	    "a string", "an integer", "a number", "true", "false", "null" };
 
-	mcp_log(MCP_LOG_ERR, "%s %s: %s(\"%s\"): the argument is %s",
-	    call->tool != NULL ? "tool" : "call",
-	    call->tool != NULL ? call->tool->name : "", fn, name,
-	    names[json_typeof(v)]);
+	wrong_is(call, fn, name, names[json_typeof(v)]);
+}
+
+static void
+wrong_slot(mcp_call *call, const char *fn, const char *name,
+    const struct mcp__slot *sl)
+{
+	static const char *const names[] = { "absent", "a string",
+	    "an integer", "a number", "true", "false" };
+
+	wrong_is(call, fn, name, names[sl->type]);
+}
+
+/* mcp_arg_int's: D as a long long, when it is integral; 0 when not. */
+static int
+integral(double d, long long *out)
+{
+	/*
+	 * 3.0 is an integer to JSON Schema, and so is 1e20: one beyond a
+	 * long long saturates, which keeps it within any range declared.
+	 */
+	if (d != floor(d))
+		return 0;
+	*out = d >= 9.2233720368547758e18 ? LLONG_MAX :
+	    d <= -9.2233720368547758e18 ? LLONG_MIN : (long long)d;
+	return 1;
 }
 
 const char *
 mcp_arg_str(mcp_call *call, const char *name)
 {
-	json_t	*v = arg_value(call, name);
+	const struct mcp__slot	*sl = slot(call, name);
+	json_t			*v;
 
+	if (sl != NULL && (sl->type == MCP__SLOT_NONE ||
+	    sl->type == MCP__SLOT_STR))
+		return sl->s;
+	if (sl != NULL) {
+		wrong_slot(call, "mcp_arg_str", name, sl);
+		return "";
+	}
+	v = arg_value(call, name);
 	if (v == NULL || json_is_string(v))
 		return json_string_value(v);
 	wrong(call, "mcp_arg_str", name, v);
@@ -158,21 +220,24 @@ mcp_arg_str(mcp_call *call, const char *name)
 long long
 mcp_arg_int(mcp_call *call, const char *name)
 {
-	json_t	*v = arg_value(call, name);
-	double	 d;
+	const struct mcp__slot	*sl = slot(call, name);
+	json_t			*v;
+	long long		 i;
 
-	if (v == NULL)
+	if (sl != NULL) {
+		if (sl->type == MCP__SLOT_NONE || sl->type == MCP__SLOT_INT)
+			return sl->i;
+		if (sl->type == MCP__SLOT_REAL && integral(sl->d, &i))
+			return i;
+		wrong_slot(call, "mcp_arg_int", name, sl);
+		return 0;
+	}
+	if ((v = arg_value(call, name)) == NULL)
 		return 0;
 	if (json_is_integer(v))
 		return json_integer_value(v);
-	/*
-	 * 3.0 is an integer to JSON Schema, and so is 1e20: one beyond a
-	 * long long saturates, which keeps it within any range declared.
-	 */
-	d = json_number_value(v);
-	if (json_is_real(v) && d == floor(d))
-		return d >= 9.2233720368547758e18 ? LLONG_MAX :
-		    d <= -9.2233720368547758e18 ? LLONG_MIN : (long long)d;
+	if (json_is_real(v) && integral(json_real_value(v), &i))
+		return i;
 	wrong(call, "mcp_arg_int", name, v);
 	return 0;
 }
@@ -180,8 +245,17 @@ mcp_arg_int(mcp_call *call, const char *name)
 double
 mcp_arg_num(mcp_call *call, const char *name)
 {
-	json_t	*v = arg_value(call, name);
+	const struct mcp__slot	*sl = slot(call, name);
+	json_t			*v;
 
+	if (sl != NULL) {
+		if (sl->type == MCP__SLOT_NONE || sl->type == MCP__SLOT_INT ||
+		    sl->type == MCP__SLOT_REAL)
+			return sl->d;
+		wrong_slot(call, "mcp_arg_num", name, sl);
+		return 0;
+	}
+	v = arg_value(call, name);
 	if (v == NULL || json_is_number(v))
 		return json_number_value(v);
 	wrong(call, "mcp_arg_num", name, v);
@@ -191,8 +265,17 @@ mcp_arg_num(mcp_call *call, const char *name)
 int
 mcp_arg_bool(mcp_call *call, const char *name)
 {
-	json_t	*v = arg_value(call, name);
+	const struct mcp__slot	*sl = slot(call, name);
+	json_t			*v;
 
+	if (sl != NULL) {
+		if (sl->type == MCP__SLOT_NONE || sl->type == MCP__SLOT_TRUE ||
+		    sl->type == MCP__SLOT_FALSE)
+			return sl->type == MCP__SLOT_TRUE;
+		wrong_slot(call, "mcp_arg_bool", name, sl);
+		return 0;
+	}
+	v = arg_value(call, name);
 	if (v == NULL || json_is_boolean(v))
 		return json_is_true(v);
 	wrong(call, "mcp_arg_bool", name, v);
@@ -208,7 +291,12 @@ mcp_arg_json(mcp_call *call, const char *name)
 int
 mcp_arg_has(mcp_call *call, const char *name)
 {
-	json_t	*v = arg(call, name);
+	const struct mcp__slot	*sl = slot(call, name);
+	json_t			*v;
+
+	if (sl != NULL)
+		return sl->type != MCP__SLOT_NONE;
+	v = arg(call, name);
 
 	return v != NULL && !json_is_null(v);
 }
@@ -216,7 +304,12 @@ mcp_arg_has(mcp_call *call, const char *name)
 size_t
 mcp_arg_len(mcp_call *call, const char *name)
 {
-	json_t	*v = arg(call, name);
+	const struct mcp__slot	*sl = slot(call, name);
+	json_t			*v;
+
+	if (sl != NULL)
+		return sl->type == MCP__SLOT_STR ? sl->len : 0;
+	v = arg(call, name);
 
 	if (json_is_string(v))
 		return json_string_length(v);

@@ -48,6 +48,7 @@ mcp__call_free(struct mcp_call *c)
 	free(c->ptext);
 	json_decref(c->params);
 	json_decref(c->meta);
+	free(c->flat);
 	mcp__buf_free(&c->content);
 	json_decref(c->structured);
 	mcp__mrtr_free(c->mrtr);
@@ -80,9 +81,50 @@ mcp_call_tool(mcp_call *call)
 }
 
 json_t *
+mcp__call_args(struct mcp_call *c)
+{
+	const struct mcp__flat	*f;
+	const struct mcp__slot	*sl;
+	json_t			*o, *v;
+	size_t			 k;
+
+	if (c->args != NULL || c->flat == NULL)
+		return c->args;
+	/* In the order the client wrote them, as a parse would have. */
+	f = mcp__schema_flat(c->tool->in);
+	if ((o = json_object()) == NULL)
+		return NULL;
+	for (k = 0; k < c->flat->n; k++) {
+		sl = &c->flat->slot[c->flat->order[k]];
+		switch (sl->type) {
+		case MCP__SLOT_STR:
+			v = json_stringn_nocheck(sl->s, sl->len);
+			break;
+		case MCP__SLOT_INT:
+			v = json_integer((json_int_t)sl->i);
+			break;
+		case MCP__SLOT_REAL:
+			v = json_real(sl->d);
+			break;
+		default:
+			v = json_boolean(sl->type == MCP__SLOT_TRUE);
+			break;
+		}
+		if (json_object_set_new_nocheck(o, f->name[c->flat->order[k]],
+		    v) != 0) {
+			json_decref(o);
+			return NULL;
+		}
+	}
+	/* Freed with params, as the arguments parsed from a span are. */
+	c->params = c->args = o;
+	return o;
+}
+
+json_t *
 mcp_call_args(mcp_call *call)
 {
-	return call->args;
+	return mcp__call_args(call);
 }
 
 /*
@@ -836,7 +878,8 @@ mcp_args_unpack(mcp_call *call, const char *fmt, ...)
 	va_start(ap, fmt);
 	if (call->has_nul && fmt != NULL) {
 		va_copy(walk, ap);
-		rc = nul_target(&p, call->args, &walk, what, sizeof(what));
+		rc = nul_target(&p, mcp__call_args(call), &walk, what,
+		    sizeof(what));
 		va_end(walk);
 		if (rc) {
 			va_end(ap);
@@ -844,7 +887,7 @@ mcp_args_unpack(mcp_call *call, const char *fmt, ...)
 			return MCP_EINVAL;
 		}
 	}
-	rc = json_vunpack_ex(call->args, &e, 0, fmt, ap);
+	rc = json_vunpack_ex(mcp__call_args(call), &e, 0, fmt, ap);
 	va_end(ap);
 	if (rc == 0)
 		return MCP_OK;
@@ -970,7 +1013,7 @@ mcp_call_var(mcp_call *call, const char *name)
 {
 	if (name == NULL)
 		return NULL;
-	return json_string_value(json_object_get(call->args, name));
+	return json_string_value(json_object_get(mcp__call_args(call), name));
 }
 
 int
@@ -1193,6 +1236,37 @@ roots_run(struct mcp_call *c)
 }
 
 /*
+ * Reads the arguments of C in place when its tool's schema is flat and
+ * they are valid against it (core.h): 1, with c->flat set. 0 leaves
+ * them to be built and judged by the general path, as are a tool's
+ * with defaults to fill in.
+ */
+static int
+args_in_place(struct mcp_call *c, const char *text)
+{
+	const struct mcp__flat	*f;
+	const char		*a = "{}";
+	size_t			 n = 2;
+
+	if ((c->tool->decl & TOOL_DEFAULTS) ||
+	    (f = mcp__schema_flat(c->tool->in)) == NULL)
+		return 0;
+	if (c->args_len > 0) {
+		a = text + c->args_off;
+		n = c->args_len;
+	}
+	c->flat = malloc(sizeof(*c->flat) + n + f->n);
+	if (c->flat == NULL)
+		return 0;
+	if (mcp__json_flat(a, n, f, c->flat) &&
+	    mcp__schema_flat_ok(c->tool->in, c->flat))
+		return 1;
+	free(c->flat);
+	c->flat = NULL;
+	return 0;
+}
+
+/*
  * Worker, or the loop for a loop tool: builds the params from the LEN
  * bytes of TEXT, validates the arguments, runs the tool.
  */
@@ -1209,15 +1283,20 @@ tool_run(struct mcp_call *c, const char *text, size_t len)
 		/* Only what the callback can see: the arguments (params
 		 * then is that object) and the progress token's _meta. */
 		memset(&e, 0, sizeof(e));
-		c->params = c->args_len > 0 ? mcp__json_parse(text +
-		    c->args_off, c->args_len, &e) : json_object();
-		c->has_nul = e.has_nul;
-		c->args = c->params;
-		if (c->meta_len > 0 && c->args != NULL) {
+		if (!args_in_place(c, text)) {
+			c->params = c->args_len > 0 ? mcp__json_parse(text +
+			    c->args_off, c->args_len, &e) : json_object();
+			c->has_nul = e.has_nul;
+			c->args = c->params;
+		}
+		if (c->meta_len > 0 && (c->args != NULL || c->flat != NULL)) {
 			c->meta = mcp__json_parse(text + c->meta_off,
 			    c->meta_len, &e);
-			if (c->meta == NULL)
+			if (c->meta == NULL) {
 				c->args = NULL;
+				free(c->flat);
+				c->flat = NULL;
+			}
 		}
 		c->progress_token = json_object_get(c->meta, "progressToken");
 		if (!json_is_string(c->progress_token) &&
@@ -1264,14 +1343,15 @@ tool_run(struct mcp_call *c, const char *text, size_t len)
 		resp = json_incref(json_object_get(c->params,
 		    "inputResponses"));
 	}
-	/* Defaults first: the arguments the callback gets are validated. */
-	if (c->args == NULL || bad)
+	/* Defaults first: the arguments the callback gets are validated.
+	 * Those read in place were, and have neither \u0000 nor defaults. */
+	if ((c->args == NULL && c->flat == NULL) || bad)
 		mcp_result_rpc_error(c, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
-	else if (mcp__args_prepare(c) != 0)
+	else if (c->flat == NULL && mcp__args_prepare(c) != 0)
 		;
-	else if (mcp__schema_validate(c->tool->in, c->args, "arguments", err,
-	    sizeof(err)) != 0)
+	else if (c->flat == NULL && mcp__schema_validate(c->tool->in,
+	    c->args, "arguments", err, sizeof(err)) != 0)
 		mcp_result_errorf(c, "invalid arguments: %s", err);
 	else if (c->version != MCP_V20260728 ||
 	    mcp__mrtr_begin(c, state, resp) == 0)
@@ -1298,6 +1378,8 @@ call_end(struct mcp_call *c)
 	if (c->kind != CALL_TOOL)
 		json_decref(c->args);	/* the tool's is inside params */
 	json_decref(c->meta);
+	free(c->flat);
+	c->flat = NULL;
 	c->params = c->args = c->meta = NULL;
 	c->progress_token = NULL;
 	c->uri = c->pname = c->cname = c->cvalue = NULL;

@@ -125,6 +125,15 @@ hash_json(const char *prefix, const json_t *v, char *out)
 	return 0;
 }
 
+/* The hash of C's arguments, read in place or not; -1 out of memory. */
+static int
+args_hash(struct mcp_call *c, char *out)
+{
+	if (c->flat != NULL && mcp__call_args(c) == NULL)
+		return -1;
+	return hash_json("arguments", c->args, out);
+}
+
 static const char *
 method_of(const struct mcp_call *c)
 {
@@ -253,7 +262,7 @@ verify(struct mcp_call *c, const char *s, size_t len)
 		return NULL;
 	}
 	v = json_string_value(json_object_get(st, "a"));
-	if (hash_json("arguments", c->args, h) != 0) {
+	if (args_hash(c, h) != 0) {
 		json_decref(st);
 		mcp_result_rpc_error(c, MCP_RPC_INTERNAL_ERROR,
 		    "out of memory");
@@ -479,7 +488,7 @@ sign(struct mcp_call *c, size_t *len)
 	json_t			*st;
 	char			 h[65], *text, *out;
 
-	if (hash_json("arguments", c->args, h) != 0)
+	if (args_hash(c, h) != 0)
 		return NULL;
 	st = json_pack("{s:i, s:s, s:s, s:s, s:s, s:I, s:i, s:O, s:O}", "v", 1,
 	    "m", method_of(c), "n", name_of(c), "a", h, "p", principal(c),

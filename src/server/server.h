@@ -375,6 +375,9 @@ struct mcp_call {
 	size_t		 ptextlen;
 	json_t		*params;	/* built and owned by the worker */
 	json_t		*args;		/* borrowed from params */
+	/* A tool's arguments read in place (core.h): then ARGS is built
+	 * from them only when asked for (mcp__call_args). */
+	struct mcp__flat_args *flat;
 	json_t		*meta;		/* a tool's _meta, when built apart */
 	/* A tool call whose params were scanned as text: where its
 	 * arguments and _meta lie in them (rpc_fields'), built alone. */
@@ -456,6 +459,9 @@ enum {
 };
 
 struct mcp_call *mcp__call_new(void) MCP_HIDDEN;
+/* C's arguments as jansson values, built from c->flat at the first
+ * use; NULL when out of memory. The thread that holds C. */
+json_t	*mcp__call_args(struct mcp_call *c) MCP_HIDDEN;
 void	 mcp__call_free(struct mcp_call *c) MCP_HIDDEN;
 void	 mcp__call_serialise(struct mcp_call *c,
 	    int (*write)(struct mcp_call *, struct buf *)) MCP_HIDDEN;
