@@ -257,8 +257,8 @@ $(B)/sdrun: test/sdrun.c
 	$(say) LD $@
 	$(Q)$(CC) $(STD) $(WARN) $(CFLAGS) $(SAN) -o $@ $<
 
-$(B)/t_%: test/t_%.c test/tap.h test/driver.h test/tools.h $(HDRS) \
-    $(B)/libmcp.a
+$(B)/t_%: test/t_%.c test/tap.h test/driver.h test/tools.h test/flat.h \
+    $(HDRS) $(B)/libmcp.a
 	$(say) LD $@
 	$(Q)$(CC) $(TEST_CFLAGS) -o $@ $< $(B)/libmcp.a $(DEPS_LIBS)
 
@@ -293,7 +293,7 @@ build/fuzz/obj/%.o: src/%.c $(HDRS)
 		-fno-sanitize-recover=undefined -c -o $@ $<
 
 build/fuzz/fuzz_%: test/fuzz/%.c test/fuzz/fuzz.h test/driver.h test/tools.h \
-    $(HDRS) $(FUZZ_OBJS)
+    test/flat.h $(HDRS) $(FUZZ_OBJS)
 	$(say) FUZZ $@
 	$(Q)$(FUZZ_CC) $(FUZZ_FLAGS) $(FUZZ_SAN) -o $@ $< $(FUZZ_OBJS) \
 		$(DEPS_LIBS)

@@ -14,7 +14,9 @@
 
 #include <jansson.h>
 
+#include "core/core.h"
 #include "core/schema.h"
+#include "flat.h"
 #include "tap.h"
 
 static char	 err[1024];
@@ -1091,6 +1093,153 @@ t_threads(void)
 	mcp__schema_free(shared);
 }
 
+/*
+ * Arguments read in place (mcp__json_flat, mcp__schema_flat_ok) against
+ * the general path (mcp__json_parse, mcp__schema_validate), for many
+ * generated argument texts: what the fast path accepts must be valid, with
+ * the same members in the same order and the same values; and for the
+ * plain valid cases it must accept, or it is never taken.
+ */
+static const char *const flat_schemas[] = {
+	"{\"type\":\"object\",\"required\":[\"text\"],\"properties\":"
+	"{\"text\":{\"type\":\"string\"}},\"additionalProperties\":false}",
+	"{\"type\":\"object\",\"required\":[\"a\"],\"properties\":{"
+	"\"a\":{\"type\":\"integer\",\"minimum\":0,\"maximum\":10},"
+	"\"b\":{\"type\":\"number\",\"exclusiveMaximum\":1.5,"
+	"\"multipleOf\":0.5},"
+	"\"s\":{\"type\":\"string\",\"minLength\":2,\"maxLength\":4,"
+	"\"pattern\":\"^[a-z\\u00e9]+$\"},"
+	"\"d\":{\"type\":\"string\",\"format\":\"date\"},"
+	"\"f\":{\"type\":\"boolean\"},\"any\":{\"description\":\"x\"},"
+	"\"u\":{\"type\":[\"string\",\"integer\"]}}}",
+};
+
+/* Not flat: the general path only. */
+static const char *const unflat_schemas[] = {
+	"{\"type\":\"object\",\"properties\":{\"a\":{\"enum\":[1,2]}}}",
+	"{\"type\":\"object\",\"properties\":{\"a\":{\"type\":\"object\"}}}",
+	"{\"type\":\"object\",\"properties\":{\"a\":{\"type\":"
+	"[\"string\",\"null\"]}}}",
+	"{\"type\":\"object\",\"properties\":{\"a\":{\"anyOf\":"
+	"[{\"type\":\"string\"}]}}}",
+	"{\"type\":\"object\",\"minProperties\":1,\"properties\":"
+	"{\"a\":{\"type\":\"string\"}}}",
+	"{\"type\":\"object\",\"required\":[\"zz\"],\"properties\":"
+	"{\"a\":{\"type\":\"string\"}}}",
+	"{\"type\":\"object\",\"patternProperties\":{\"^a\":{}},"
+	"\"properties\":{\"a\":{\"type\":\"string\"}}}",
+};
+
+static const char *const flat_keys[] = { "a", "b", "s", "d", "f", "any",
+    "u", "text", "zz", "\\u0061", "te\\u0078t" };
+static const char *const flat_values[] = { "\"h\\u00e9\"", "\"ab\"",
+    "\"abcde\"", "\"a\\u00e9\"", "\"x\\u0000\"", "\"2024-02-29\"",
+    "\"2023-02-29\"", "0", "-1", "10", "11", "3.0", "0.5", "1.5", "1e2",
+    "true", "false", "null", "[]", "{}", "12345678901234567890", "-0",
+    "\"\\ud83d\\ude00ok\"", "\"hello\"", "1.0e-1", "\"\"", "\"abc\"" };
+
+static unsigned long	 flat_rng = 12345;
+
+static unsigned
+flat_rand(unsigned n)
+{
+	flat_rng = flat_rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned)((flat_rng >> 33) % n);
+}
+
+/* Checks TEXT both ways against S; returns 1 if the fast path took it. */
+static int
+flat_case(const struct mcp__schema *s, const char *text, size_t len,
+    int *bad)
+{
+	const char	*why;
+	int		 fast;
+
+	if ((why = flat_differs(s, text, len, &fast)) != NULL) {
+		diag("%s: %.*s", why, (int)len, text);
+		(*bad)++;
+	}
+	return fast;
+}
+
+static void
+t_flat(void)
+{
+	static const struct { const char *args; int schema; } plain[] = {
+		{ "{\"text\":\"hello\"}", 0 },
+		{ " { \"text\" : \"h\\u00e9llo\\n\" } ", 0 },
+		{ "{\"a\":3}", 1 },
+		{ "{\"a\":0,\"b\":1,\"s\":\"h\\u00e9\",\"d\":\"2024-02-29\","
+		  "\"f\":false,\"any\":-2.5,\"u\":7}", 1 },
+		{ "{\"u\":\"x\",\"a\":10,\"b\":-1e3}", 1 },
+	};
+	struct mcp__schema	*s[2], *u;
+	const struct mcp__flat	*f[2];
+	char			 text[512], *t;
+	size_t			 i, len, cut;
+	unsigned		 m, nm;
+	int			 bad = 0, took = 0, total = 0, r;
+
+	for (i = 0; i < 2; i++) {
+		s[i] = comp(flat_schemas[i], 1);
+		f[i] = s[i] != NULL ? mcp__schema_flat(s[i]) : NULL;
+		ok(f[i] != NULL, "flat schema %zu is flat", i);
+		if (f[i] == NULL)
+			return;
+	}
+	is_int((int)f[1]->n, 7, "its seven properties");
+	for (i = 0; i < sizeof(unflat_schemas) / sizeof(unflat_schemas[0]);
+	    i++) {
+		u = comp(unflat_schemas[i], 1);
+		ok(u != NULL && mcp__schema_flat(u) == NULL,
+		    "not flat: %s", unflat_schemas[i]);
+		mcp__schema_free(u);
+	}
+	for (i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+		ok(flat_case(s[plain[i].schema], plain[i].args,
+		    strlen(plain[i].args), &bad),
+		    "read in place: %s", plain[i].args);
+	/* An empty object, or none: valid when nothing is required. */
+	ok(!flat_case(s[0], "{}", 2, &bad), "{} lacks text");
+	for (i = 0; i < 40000; i++) {
+		r = (int)(i & 1);
+		t = text;
+		*t++ = '{';
+		nm = flat_rand(4);
+		/* Mostly with what is required, so that some are valid. */
+		if (flat_rand(4) != 0) {
+			t += snprintf(t, (size_t)(text + sizeof(text) - t),
+			    "\"%s\":%s", r ? "a" : "text", r ? "3" : "\"hi\"");
+			if (nm == 0)
+				nm = 1;
+		}
+		for (m = t > text + 1; m < nm; m++) {
+			t += snprintf(t, (size_t)(text + sizeof(text) - t),
+			    "%s\"%s\":%s", m ? "," : "",
+			    flat_keys[flat_rand(sizeof(flat_keys) /
+			    sizeof(flat_keys[0]))],
+			    flat_values[flat_rand(sizeof(flat_values) /
+			    sizeof(flat_values[0]))]);
+		}
+		*t++ = '}';
+		len = (size_t)(t - text);
+		/* Some cut short, or with a byte changed. */
+		if (flat_rand(8) == 0)
+			len = flat_rand((unsigned)len);
+		else if (flat_rand(8) == 0) {
+			cut = flat_rand((unsigned)len);
+			text[cut] = "\",:{}[]\\ 0a\x01\xc3"[flat_rand(14)];
+		}
+		took += flat_case(s[r], text, len, &bad);
+		total++;
+	}
+	is_int(bad, 0, "%d generated arguments: the fast path agrees with "
+	    "the general one", total);
+	ok(took > total / 20, "and it took %d of them", took);
+	mcp__schema_free(s[0]);
+	mcp__schema_free(s[1]);
+}
+
 int
 main(void)
 {
@@ -1112,5 +1261,6 @@ main(void)
 	t_pattern_errors();
 	t_formats();
 	t_threads();
+	t_flat();
 	return tap_done();
 }
