@@ -55,6 +55,38 @@ misread(mcp_call *call)
 	    "missing_null", mcp_arg_str(call, "nope") == NULL));
 }
 
+/*
+ * reread: its declaration is flat, so its arguments are read in place;
+ * the accessors are read before mcp_call_args builds the object and
+ * after (they read it then), and must agree.
+ */
+static json_t *
+read_all(mcp_call *call)
+{
+	return json_pack("{s:s?, s:I, s:I, s:f, s:b, s:b, s:b, s:I}",
+	    "s", mcp_arg_str(call, "s"),
+	    "s_len", (json_int_t)mcp_arg_len(call, "s"),
+	    "i", mcp_arg_int(call, "i"),
+	    "r", mcp_arg_num(call, "r"),
+	    "b", mcp_arg_bool(call, "b"),
+	    "has_i", mcp_arg_has(call, "i"),
+	    "dot_s", mcp_arg_has(call, ".s"),	/* a path: member s */
+	    "r_as_int", mcp_arg_int(call, "r"));
+}
+
+static void
+reread(mcp_call *call)
+{
+	json_t	*before, *args, *after;
+
+	/* In this order: a call's arguments are evaluated in any. */
+	before = read_all(call);
+	args = mcp_call_args(call);
+	after = read_all(call);
+	mcp_result_json_new(call, json_pack("{s:o, s:O, s:o}",
+	    "before", before, "args", args, "after", after));
+}
+
 /* count: its output is declared; it returns N as asked, in or out of
  * the declared range. */
 static void
@@ -102,6 +134,8 @@ main(int argc, char *argv[])
 	    note_decl, note, NULL, NULL);
 	mcp_tool_register(srv, "misread", "Reads arguments as the wrong type.",
 	    "s string, n? integer", misread, NULL, NULL);
+	mcp_tool_register(srv, "reread", "Reads flat arguments twice.",
+	    "s string, i? integer, r? number, b? bool", reread, NULL, NULL);
 	mcp_tool_register(srv, "count", "Answers n, declared 0 to 10 out.",
 	    "n integer", count, NULL, NULL);
 	mcp_tool_set_output_schema(srv, "count", "n integer(0..10) 'The n'");

@@ -120,6 +120,30 @@ ok(r.isError && /structured/i.test(r.text), 'count 11: out of the declared outpu
 r = await call('none', { x: 1 });
 ok(r.isError && /x/.test(r.text), 'none: an argument to a tool that takes none is refused', show(r));
 
+// Flat arguments, read in place: what the accessors give before the
+// callback asks for mcp_call_args and after (from the object then); and
+// the same when 1e20 sends them the general way (a real where an integer
+// goes is not read in place).
+for (const [args, how] of [
+	[{ b: true, r: 2.5, s: 'h\u00e9\n"', i: -7 }, 'read in place'],
+	[{ s: 'x', i: 1e20 }, 'parsed (1e20)'],
+]) {
+	r = await call('reread', args);
+	const want = {
+		s: args.s, s_len: Buffer.byteLength(args.s), i: args.i === 1e20 ? 9223372036854775807 : args.i,
+		r: args.r ?? 0, b: args.b ?? false, has_i: true, dot_s: true,
+		r_as_int: 0,
+	};
+	is(r.sc?.before, want, `reread, ${how}: every accessor`, show(r));
+	is(r.sc?.after, want, `reread, ${how}: the same once mcp_call_args built the object`, show(r));
+	is(Object.keys(r.sc?.args ?? {}), Object.keys(args), `reread, ${how}: the object keeps the client's order`);
+	is(r.sc?.args, args, `reread, ${how}: and its values`);
+}
+const rAsInt = () => stderrLog.some(l => /tool reread: mcp_arg_int\("r"\): the argument is a number/.test(l));
+for (let i = 0; i < 100 && !rAsInt(); i++)
+	await sleep(20);
+ok(rAsInt(), 'reread: mcp_arg_int of 2.5 is logged as the program\'s mistake, from the slot as from jansson');
+
 r = await call('misread', { s: 'x', n: 5 });
 is(r.sc, { as_int: 0, as_str: '', missing_null: true },
     'the wrong accessor answers 0 and "", an absent string NULL', show(r));

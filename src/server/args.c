@@ -134,8 +134,10 @@ arg_value(mcp_call *call, const char *name)
 
 /*
  * The argument NAME when the arguments were read in place (c->flat): its
- * slot, absent for a name that is no property (none other was there, and
- * a path into a scalar leads nowhere). NULL when they were not.
+ * slot, or a slot that says absent for a name that is no property (no
+ * other member was there). NULL means "ask jansson" (arg()): when they
+ * were not read in place, once the object was built (the callback may
+ * hold it), and for a path ("a.b", ".s", "t[0]"), which arg() resolves.
  */
 static const struct mcp__slot *
 slot(mcp_call *call, const char *name)
@@ -145,14 +147,14 @@ slot(mcp_call *call, const char *name)
 	size_t				 i;
 
 	if (call->flat == NULL || call->args != NULL)
-		return NULL;	/* the jansson object is the callback's */
+		return NULL;
 	if (name == NULL)
 		return &absent;
 	f = mcp__schema_flat(call->tool->in);
 	for (i = 0; i < f->n; i++)
 		if (strcmp(f->name[i], name) == 0)
 			return &call->flat->slot[i];
-	return &absent;
+	return strpbrk(name, ".[") != NULL ? NULL : &absent;
 }
 
 static void
@@ -176,8 +178,14 @@ static void
 wrong_slot(mcp_call *call, const char *fn, const char *name,
     const struct mcp__slot *sl)
 {
-	static const char *const names[] = { "absent", "a string",
-	    "an integer", "a number", "true", "false" };
+	static const char *const names[] = {
+		[MCP__SLOT_NONE] = "absent",
+		[MCP__SLOT_STR] = "a string",
+		[MCP__SLOT_INT] = "an integer",
+		[MCP__SLOT_REAL] = "a number",
+		[MCP__SLOT_TRUE] = "true",
+		[MCP__SLOT_FALSE] = "false",
+	};
 
 	wrong_is(call, fn, name, names[sl->type]);
 }
