@@ -58,7 +58,7 @@ flat_differs(const struct mcp__schema *s, const char *text, size_t len,
 	*fast = 0;
 	if (f == NULL)
 		return NULL;
-	if ((a = malloc(sizeof(*a) + len + f->n)) == NULL)
+	if ((a = malloc(sizeof(*a) + len)) == NULL)
 		return "out of memory";
 	*fast = mcp__json_flat(text, len, f, a) && mcp__schema_flat_ok(s, a);
 	o = mcp__json_parse(text, len, &e);
@@ -66,14 +66,14 @@ flat_differs(const struct mcp__schema *s, const char *text, size_t len,
 	    mcp__schema_validate(s, o, "arguments", NULL, 0) == 0;
 	if (*fast && !slow)
 		why = "the fast path took what is invalid";
-	else if (*fast && a->n != json_object_size(o))
+	else if (*fast && a->nmembers != json_object_size(o))
 		why = "another number of members";
 	else if (*fast) {
 		json_object_foreach(o, k, v) {
 			for (i = 0; i < f->n; i++)
 				if (strcmp(f->name[i], k) == 0)
 					break;
-			if (i == f->n || seen >= a->n ||
+			if (i == f->n || seen >= a->nmembers ||
 			    a->order[seen] != i ||
 			    !flat_slot_is(&a->slot[i], v)) {
 				why = "a member differs";

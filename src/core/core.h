@@ -221,7 +221,7 @@ struct mcp__slot {
 
 /* The members of the arguments in text order: slot indexes. */
 struct mcp__flat_args {
-	size_t		 n;
+	size_t		 nmembers;
 	unsigned char	 order[MCP__FLAT_MAX];
 	struct mcp__slot slot[MCP__FLAT_MAX];
 	char		 strings[];	/* the decoded strings */
@@ -230,10 +230,11 @@ struct mcp__flat_args {
 /*
  * Scans the object in TEXT (LEN bytes) into A's slots, the names of F
  * being the only members it may have, each once; A's strings must have
- * room for LEN + F->n bytes. Returns 1, or 0 for anything else (another
- * member, a duplicate, null, an object, an array, a string with
- * \u0000, malformed text): such arguments take the general path, which
- * gives any error its message.
+ * room for LEN bytes (a decoded string is never longer than its text,
+ * and its two quotes make room for its NUL). Returns 1, or 0 for
+ * anything else (another member, a duplicate, null, an object, an
+ * array, a string with \u0000, malformed text): such arguments take
+ * the general path, which gives any error its message.
  */
 int	 mcp__json_flat(const char *text, size_t len,
 	    const struct mcp__flat *f, struct mcp__flat_args *a) MCP_HIDDEN;

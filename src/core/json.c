@@ -729,11 +729,15 @@ flat_value(struct parser *ps, struct mcp__slot *sl, char **out)
 		*out += n + 1;
 		return 1;
 	case 't':
+		if (!word(ps, "true", 4))
+			return 0;
 		sl->type = MCP__SLOT_TRUE;
-		return word(ps, "true", 4);
+		return 1;
 	case 'f':
+		if (!word(ps, "false", 5))
+			return 0;
 		sl->type = MCP__SLOT_FALSE;
-		return word(ps, "false", 5);
+		return 1;
 	default:
 		if (*ps->p != '-' && (*ps->p < '0' || *ps->p > '9'))
 			return 0;	/* null, an object, an array */
@@ -768,7 +772,7 @@ mcp__json_flat(const char *text, size_t len, const struct mcp__flat *f,
 	ps.start = ps.p = (const unsigned char *)text;
 	ps.end = ps.p + len;
 	ps.err = &e;
-	a->n = 0;
+	a->nmembers = 0;
 	memset(a->slot, 0, f->n * sizeof(a->slot[0]));	/* NONE */
 	skip_ws(&ps);
 	if (ps.p >= ps.end || *ps.p != '{')
@@ -790,7 +794,7 @@ mcp__json_flat(const char *text, size_t len, const struct mcp__flat *f,
 		if (i == f->n || a->slot[i].type != MCP__SLOT_NONE ||
 		    !flat_value(&ps, &a->slot[i], &out))
 			goto out;
-		a->order[a->n++] = (unsigned char)i;
+		a->order[a->nmembers++] = (unsigned char)i;
 		if ((more = next_item(&ps, '}')) < 0)
 			goto out;
 	}

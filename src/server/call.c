@@ -94,7 +94,7 @@ mcp__call_args(struct mcp_call *c)
 	f = mcp__schema_flat(c->tool->in);
 	if ((o = json_object()) == NULL)
 		return NULL;
-	for (k = 0; k < c->flat->n; k++) {
+	for (k = 0; k < c->flat->nmembers; k++) {
 		sl = &c->flat->slot[c->flat->order[k]];
 		switch (sl->type) {
 		case MCP__SLOT_STR:
@@ -1255,7 +1255,7 @@ args_in_place(struct mcp_call *c, const char *text)
 		a = text + c->args_off;
 		n = c->args_len;
 	}
-	c->flat = malloc(sizeof(*c->flat) + n + f->n);
+	c->flat = malloc(sizeof(*c->flat) + n);
 	if (c->flat == NULL)
 		return 0;
 	if (mcp__json_flat(a, n, f, c->flat) &&
