@@ -10,6 +10,11 @@
  * on the stack (and, for regular expressions, in per-thread match data), so
  * any number of workers may validate against one schema at once.
  *
+ * A flat schema (flat_make: an object of scalar properties) also lets a
+ * call's arguments be read in place, into slots (core.h), which
+ * mcp__schema_flat_ok checks with the same string and number checks; it
+ * only ever says "valid", and anything else is the general path's.
+ *
  * "pattern" and "patternProperties" are matched with PCRE2 (8-bit), which
  * is not ECMA-262, the dialect JSON Schema names; the compile options
  * bring it as close as PCRE2 goes: PCRE2_UTF (a character is a code point,
