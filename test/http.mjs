@@ -913,8 +913,13 @@ async function maxQueued(t) {
 	diag(`(max-queued: ${st[202]} answers of ~100 kB accepted, ${c.bytes} bytes reached the reader)`);
 	clearInterval(sampler);
 	const hwm = srv.rss('VmHWM');
-	t.ok(maxRss > 0 && hwm !== null && Math.max(maxRss, hwm) < 64 * 1024,
-	    '--max-queued: the server\'s RSS stays under 64 MiB (VmRSS sampled, and the peak VmHWM)',
+	// The plain build peaks at about 8 MiB here. Under ASan, whose
+	// shadow and quarantine hold memory of their own, it peaked at 62 to
+	// 66 MiB before and after 2026-12-03 (one CI run went over 64), so
+	// that build gets half as much again.
+	const rssMax = process.env.MCP_SANITIZE ? 96 : 64;
+	t.ok(maxRss > 0 && hwm !== null && Math.max(maxRss, hwm) < rssMax * 1024,
+	    `--max-queued: the server's RSS stays under ${rssMax} MiB (VmRSS sampled, and the peak VmHWM)`,
 	    `max VmRSS ${maxRss} kB, VmHWM ${hwm} kB`);
 	const hz = await request(port, 'GET', '/healthz');
 	const n = await session(srv);
