@@ -156,8 +156,12 @@ busy(mcp_call *call)
 	long long	 ms = mcp_arg_int(call, "ms");
 	struct timespec	 t = { (time_t)(ms / 1000), (long)(ms % 1000) * 1000000 };
 
+	long long	 pad = mcp_arg_int(call, "pad");
+
 	nanosleep(&t, NULL);
-	mcp_result_text(call, "done");
+	/* With pad, the answer is that many bytes longer: big enough to be
+	 * written at once (loop.sh's client that leaves mid-read). */
+	mcp_result_textf(call, "done%*s", (int)pad, "");
 }
 
 static const char text_schema[] =
@@ -181,7 +185,8 @@ static const struct {
 	{ "hold-300", NULL, hold },
 	{ "busy", "{\"type\":\"object\",\"required\":[\"ms\"],\"properties\":"
 	    "{\"ms\":{\"type\":\"integer\",\"minimum\":0,"
-	    "\"maximum\":5000}}}", busy },
+	    "\"maximum\":5000},\"pad\":{\"type\":\"integer\","
+	    "\"minimum\":0,\"maximum\":65536}}}", busy },
 };
 
 /* --pool-tools, known once the command line is parsed: cleared again

@@ -147,12 +147,11 @@ ok $? "stdio: ... and every answer comes" "$tmp/pout"
 	echo "$INITED"
 	i=61
 	while [ "$i" -le 70 ]; do call "$i" echo '{"text":"gone"}'; i=$((i + 1)); done
-	# Each busy call followed by an answer big enough to be written.
-	big=$(printf '%0300d' 0)
+	# Each busy call's answer big enough to be written at once, even
+	# while the loop has lines of the read left (1024 bytes, stdio).
 	i=81
 	while [ "$i" -le 85 ]; do
-		call "$i" busy '{"ms":300}'
-		call "$((i + 10))" echo "{\"text\":\"$big\"}"
+		call "$i" busy '{"ms":300,"pad":1100}'
 		i=$((i + 1))
 	done
 } >"$tmp/gin"
