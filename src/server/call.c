@@ -895,6 +895,33 @@ mcp_args_unpack(mcp_call *call, const char *fmt, ...)
 	return MCP_EINVAL;
 }
 
+#define RESULT_HEAD1	"{\"jsonrpc\":\"2.0\",\"id\":"
+#define RESULT_HEAD2	",\"result\":{\"content\":["
+
+/*
+ * Puts the head of a tools/call result, with the id ID (N bytes of
+ * JSON), in front of the content blocks of C, with room left for the
+ * usual tail (the list's end, isError, the closing braces and the NUL
+ * mcp__buf_steal adds), so that a plain answer takes no second buffer.
+ */
+static int
+head_in_place(struct mcp_call *c, const char *id, size_t n)
+{
+	struct buf	*b = &c->content;
+	size_t		 h1 = sizeof(RESULT_HEAD1) - 1;
+	size_t		 h = h1 + n + sizeof(RESULT_HEAD2) - 1;
+
+	if (mcp__buf_reserve(b, h + sizeof("],\"isError\":true}}")) != MCP_OK)
+		return MCP_ENOMEM;
+	memmove(b->data + b->off + h, b->data + b->off, b->len - b->off);
+	memcpy(b->data + b->off, RESULT_HEAD1, h1);
+	memcpy(b->data + b->off + h1, id, n);
+	memcpy(b->data + b->off + h1 + n, RESULT_HEAD2,
+	    sizeof(RESULT_HEAD2) - 1);
+	b->len += h;
+	return MCP_OK;
+}
+
 /*
  * Writes the whole response for what the callback set. Structured content
  * is checked against the output schema and copied into a text block when
@@ -933,13 +960,22 @@ write_result(struct mcp_call *c, struct buf *b)
 		if (rc != MCP_OK)
 			return rc;
 	}
-	rc = mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":");
-	if (rc == MCP_OK)
-		rc = mcp__buf_addid(b, c->id);
-	if (rc == MCP_OK)
-		rc = mcp__buf_adds(b, ",\"result\":{\"content\":[");
-	if (rc == MCP_OK)
-		rc = mcp__buf_add(b, c->content.data, c->content.len);
+	if (c->key[0] == 'i' && json_is_integer(c->id)) {
+		/* An integer id, as the key spells it: the answer is made
+		 * in the content's own buffer, the blocks moved up behind
+		 * its head (B is empty), not copied into a second one. */
+		rc = head_in_place(c, c->key + 1, strlen(c->key + 1));
+		*b = c->content;
+		c->content = (struct buf){ 0 };
+	} else {
+		rc = mcp__buf_adds(b, "{\"jsonrpc\":\"2.0\",\"id\":");
+		if (rc == MCP_OK)
+			rc = mcp__buf_addid(b, c->id);
+		if (rc == MCP_OK)
+			rc = mcp__buf_adds(b, ",\"result\":{\"content\":[");
+		if (rc == MCP_OK)
+			rc = mcp__buf_add(b, c->content.data, c->content.len);
+	}
 	if (rc == MCP_OK)
 		rc = mcp__buf_addc(b, ']');
 	if (rc == MCP_OK && c->structured != NULL &&
