@@ -19,6 +19,87 @@
 
 _Thread_local struct mcp_call *mcp__loop_call;
 
+/*
+ * A call and its arguments read in place are made and freed once a
+ * request: each thread keeps the last of each it freed for the next, a
+ * pointer swap where glibc's malloc and free cost about 130
+ * instructions a pair (a loop call: 5,389 -> 5,188). What a thread
+ * keeps is freed as it exits (the key's destructor); the loop's, the
+ * process's main thread, stays reachable until the process ends.
+ */
+struct spares {
+	struct mcp_call		*call;
+	struct mcp__flat_args	*flat;
+	size_t			 flat_cap;	/* bytes of FLAT */
+	int			 keyed;		/* the destructor knows it */
+};
+
+static _Thread_local struct spares spares;
+static pthread_key_t	 spares_key;
+static pthread_once_t	 spares_once = PTHREAD_ONCE_INIT;
+static int		 spares_ok;
+
+static void
+spares_free(void *p)
+{
+	struct spares	*sp = p;
+
+	free(sp->call);
+	free(sp->flat);
+	sp->call = NULL;
+	sp->flat = NULL;
+	sp->flat_cap = 0;
+}
+
+static void
+spares_init(void)
+{
+	spares_ok = pthread_key_create(&spares_key, spares_free) == 0;
+}
+
+/* Can this thread keep a spare? Once it has been made known. */
+static int
+spares_keyed(void)
+{
+	if (spares.keyed)
+		return 1;
+	pthread_once(&spares_once, spares_init);
+	if (!spares_ok || pthread_setspecific(spares_key, &spares) != 0)
+		return 0;
+	spares.keyed = 1;
+	return 1;
+}
+
+/* Frees F (CAP bytes), or keeps it as this thread's spare. */
+static void
+flat_put(struct mcp__flat_args *f, size_t cap)
+{
+	if (f == NULL)
+		return;
+	if (cap > spares.flat_cap && spares_keyed()) {
+		free(spares.flat);
+		spares.flat = f;
+		spares.flat_cap = cap;
+	} else
+		free(f);
+}
+
+/* An arguments block of at least CAP bytes; its size in *GOT. */
+static struct mcp__flat_args *
+flat_get(size_t cap, size_t *got)
+{
+	struct mcp__flat_args *f = spares.flat;
+
+	if (f != NULL && spares.flat_cap >= cap) {
+		*got = spares.flat_cap;
+		spares.flat = NULL;
+		spares.flat_cap = 0;
+		return f;
+	}
+	*got = cap;
+	return malloc(cap);
+}
+
 struct mcp_call *
 mcp__call_new(void)
 {
@@ -30,7 +111,10 @@ mcp__call_new(void)
 	 * glibc's calloc passes by the thread's cache, and a call cost a
 	 * trip to the arena both ways, about 350 instructions.
 	 */
-	c = malloc(sizeof(*c));
+	if ((c = spares.call) != NULL)
+		spares.call = NULL;
+	else
+		c = malloc(sizeof(*c));
 	if (c != NULL) {
 		memcpy(c, &zero, sizeof(*c));
 		atomic_init(&c->cancelled, 0);
@@ -48,7 +132,7 @@ mcp__call_free(struct mcp_call *c)
 	free(c->ptext);
 	json_decref(c->params);
 	json_decref(c->meta);
-	free(c->flat);
+	flat_put(c->flat, c->flat_cap);
 	mcp__buf_free(&c->content);
 	json_decref(c->structured);
 	mcp__mrtr_free(c->mrtr);
@@ -59,7 +143,10 @@ mcp__call_free(struct mcp_call *c)
 	free(c->method);
 	free(c->rpc_msg);
 	free(c->out);
-	free(c);
+	if (spares.call == NULL && spares_keyed())
+		spares.call = c;
+	else
+		free(c);
 }
 
 void *
@@ -1291,13 +1378,13 @@ args_in_place(struct mcp_call *c, const char *text)
 		a = text + c->args_off;
 		n = c->args_len;
 	}
-	c->flat = malloc(sizeof(*c->flat) + n);
+	c->flat = flat_get(sizeof(*c->flat) + n, &c->flat_cap);
 	if (c->flat == NULL)
 		return 0;
 	if (mcp__json_flat(a, n, f, c->flat) &&
 	    mcp__schema_flat_ok(c->tool->in, c->flat))
 		return 1;
-	free(c->flat);
+	flat_put(c->flat, c->flat_cap);
 	c->flat = NULL;
 	return 0;
 }
@@ -1330,7 +1417,7 @@ tool_run(struct mcp_call *c, const char *text, size_t len)
 			    c->meta_len, &e);
 			if (c->meta == NULL) {
 				c->args = NULL;
-				free(c->flat);
+				flat_put(c->flat, c->flat_cap);
 				c->flat = NULL;
 			}
 		}
@@ -1414,7 +1501,7 @@ call_end(struct mcp_call *c)
 	if (c->kind != CALL_TOOL)
 		json_decref(c->args);	/* the tool's is inside params */
 	json_decref(c->meta);
-	free(c->flat);
+	flat_put(c->flat, c->flat_cap);
 	c->flat = NULL;
 	c->params = c->args = c->meta = NULL;
 	c->progress_token = NULL;

@@ -378,6 +378,7 @@ struct mcp_call {
 	/* A tool's arguments read in place (core.h): then ARGS is built
 	 * from them only when asked for (mcp__call_args). */
 	struct mcp__flat_args *flat;
+	size_t		 flat_cap;	/* its bytes (a thread may keep it) */
 	json_t		*meta;		/* a tool's _meta, when built apart */
 	/* A tool call whose params were scanned as text: where its
 	 * arguments and _meta lie in them (rpc_fields'), built alone. */
