@@ -41,7 +41,9 @@ mcp__buf_reserve(struct buf *b, size_t extra)
 			return MCP_ENOMEM;
 		ncap *= 2;
 	}
-	p = realloc(b->data, ncap);
+	/* realloc(NULL) is malloc's work and then some: most buffers
+	 * start empty. */
+	p = b->data == NULL ? malloc(ncap) : realloc(b->data, ncap);
 	if (p == NULL)
 		return MCP_ENOMEM;
 	b->data = p;
