@@ -1248,6 +1248,16 @@ mcp__buf_addstr(struct buf *b, const char *s, size_t n)
 	size_t			 k;
 	int			 rc;
 
+	/* Mostly plain ASCII, nothing to escape: one scan and a copy. */
+	if (scan_plain(p, e) == e) {
+		if (mcp__buf_reserve(b, n + 2) != MCP_OK)
+			return MCP_ENOMEM;
+		b->data[b->len] = '"';
+		memcpy(b->data + b->len + 1, s, n);
+		b->data[b->len + n + 1] = '"';
+		b->len += n + 2;
+		return MCP_OK;
+	}
 	p = scan_ascii(p, e);
 	for (; p < e; p += k) {
 		if (*p < 0x80) {
@@ -1290,11 +1300,19 @@ static const char digits2[] =
 size_t
 mcp__fmt_int(char *out, long long v)
 {
-	char			 tmp[24], *p = tmp + sizeof(tmp);
-	unsigned long long	 u;
-	size_t			 n, i = 0;
+	unsigned long long	 u, t;
+	size_t			 n = 1, i = 0;
+	char			*p;
 
 	u = v < 0 ? 0 - (unsigned long long)v : (unsigned long long)v;
+	if (v < 0)
+		out[i++] = '-';
+	/* Its digits counted first, then written from the end, in place
+	 * (ids and counts are short: no buffer to copy from). */
+	for (t = u; t >= 10; t /= 10)
+		n++;
+	p = out + i + n;
+	*p = '\0';
 	while (u >= 100) {
 		p -= 2;
 		memcpy(p, digits2 + (u % 100) * 2, 2);
@@ -1305,11 +1323,6 @@ mcp__fmt_int(char *out, long long v)
 		memcpy(p, digits2 + u * 2, 2);
 	} else
 		*--p = (char)('0' + u);
-	if (v < 0)
-		out[i++] = '-';
-	n = (size_t)(tmp + sizeof(tmp) - p);
-	memcpy(out + i, p, n);
-	out[i + n] = '\0';
 	return i + n;
 }
 

@@ -360,6 +360,7 @@ mcp_server_free(mcp_server *srv)
 	mcp__http_conf_free(&mcp__host(srv)->hconf);
 	mcp__flags_free(mcp__host(srv));
 	free(mcp__host(srv));
+	mcp__call_spares_free();	/* this thread's, its loop's mostly */
 }
 
 static int

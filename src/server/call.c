@@ -24,8 +24,8 @@ _Thread_local struct mcp_call *mcp__loop_call;
  * request: each thread keeps the last of each it freed for the next, a
  * pointer swap where glibc's malloc and free cost about 130
  * instructions a pair (a loop call: 5,389 -> 5,188). What a thread
- * keeps is freed as it exits (the key's destructor); the loop's, the
- * process's main thread, stays reachable until the process ends.
+ * keeps is freed as it exits (the key's destructor), and the loop's as
+ * it frees its server (mcp__call_spares_free).
  */
 struct spares {
 	struct mcp_call		*call;
@@ -49,6 +49,12 @@ spares_free(void *p)
 	sp->call = NULL;
 	sp->flat = NULL;
 	sp->flat_cap = 0;
+}
+
+void
+mcp__call_spares_free(void)
+{
+	spares_free(&spares);
 }
 
 static void

@@ -464,6 +464,8 @@ struct mcp_call *mcp__call_new(void) MCP_HIDDEN;
  * use; NULL when out of memory. The thread that holds C. */
 json_t	*mcp__call_args(struct mcp_call *c) MCP_HIDDEN;
 void	 mcp__call_free(struct mcp_call *c) MCP_HIDDEN;
+/* Frees the call and arguments block this thread kept for its next call. */
+void	 mcp__call_spares_free(void) MCP_HIDDEN;
 void	 mcp__call_serialise(struct mcp_call *c,
 	    int (*write)(struct mcp_call *, struct buf *)) MCP_HIDDEN;
 /* Worker: validates, runs the callback, serialises the response.
