@@ -289,6 +289,12 @@ mcp__rpc_id_key(const json_t *id, char *key, size_t keylen)
 	double		 d;
 
 	if (json_is_integer(id)) {
+		if (keylen >= 22) {	/* 'i', 20 digits and a sign, NUL */
+			key[0] = 'i';
+			mcp__fmt_int(key + 1,
+			    (long long)json_integer_value(id));
+			return MCP_OK;
+		}
 		n = mcp__fmt_int(num, (long long)json_integer_value(id));
 		if (n + 2 > keylen)
 			return MCP_EINVAL;
