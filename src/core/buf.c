@@ -75,13 +75,6 @@ mcp__buf_reset(struct buf *b)
 	b->off = b->len = 0;
 }
 
-void
-mcp__buf_free(struct buf *b)
-{
-	free(b->data);
-	b->data = NULL;
-	b->off = b->len = b->cap = 0;
-}
 
 /* Hands the bytes (NUL-terminated) to the caller and empties B; their
  * length goes to *LENP unless it is NULL. */

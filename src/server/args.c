@@ -152,7 +152,7 @@ slot(mcp_call *call, const char *name)
 		return &absent;
 	f = mcp__schema_flat(call->tool->in);
 	for (i = 0; i < f->n; i++)
-		if (strcmp(f->name[i], name) == 0)
+		if (f->name[i][0] == name[0] && strcmp(f->name[i], name) == 0)
 			return &call->flat->slot[i];
 	return strpbrk(name, ".[") != NULL ? NULL : &absent;
 }

@@ -135,7 +135,8 @@ mcp__call_free(struct mcp_call *c)
 	if (c == NULL)
 		return;
 	json_decref(c->id);
-	free(c->ptext);
+	if (c->ptext != NULL)
+		free(c->ptext);
 	json_decref(c->params);
 	json_decref(c->meta);
 	flat_put(c->flat, c->flat_cap);
@@ -145,10 +146,14 @@ mcp__call_free(struct mcp_call *c)
 	mcp__tool_unref(c->tool);
 	mcp__feat_unref(c->feat);
 	mcp__identity_unref(c->ident);
-	free(c->description);
-	free(c->method);
-	free(c->rpc_msg);
-	free(c->out);
+	/* Most are NULL on a tools/call: free(NULL) is a PLT call each. */
+	if (c->description != NULL ||
+	    c->method != NULL || c->rpc_msg != NULL || c->out != NULL) {
+		free(c->description);
+		free(c->method);
+		free(c->rpc_msg);
+		free(c->out);
+	}
 	if (spares.call == NULL && spares_keyed())
 		spares.call = c;
 	else
@@ -1518,8 +1523,10 @@ call_end(struct mcp_call *c)
 	c->structured = NULL;
 	mcp__mrtr_free(c->mrtr);
 	c->mrtr = NULL;
-	free(c->description);
-	c->description = NULL;
+	if (c->description != NULL) {
+		free(c->description);
+		c->description = NULL;
+	}
 	mcp__buf_free(&c->content);
 }
 
