@@ -385,10 +385,13 @@ string(struct parser *ps, const char **s, size_t *n)
  * Reads an object member's name and its colon, from just before the
  * name's quote. *K and *N are valid until the next string is read.
  */
-static int
+static inline __attribute__((always_inline)) int
 member_name(struct parser *ps, const char **k, size_t *n)
 {
-	skip_ws(ps);
+	/* Compact JSON first: the quote and the colon are where they are
+	 * looked for, without skip_ws's tests. */
+	if (ps->p >= ps->end || *ps->p != '"')
+		skip_ws(ps);
 	if (ps->p >= ps->end || *ps->p != '"') {
 		fail(ps, 1, "expected a string key");
 		return -1;
@@ -402,6 +405,10 @@ member_name(struct parser *ps, const char **k, size_t *n)
 		fail(ps, 3, "\\u0000 in an object key is not supported");
 		return -1;
 	}
+	if (ps->p < ps->end && *ps->p == ':') {
+		ps->p++;
+		return 0;
+	}
 	skip_ws(ps);
 	if (ps->p >= ps->end || *ps->p != ':') {
 		fail(ps, 1, "expected ':'");
@@ -412,10 +419,11 @@ member_name(struct parser *ps, const char **k, size_t *n)
 }
 
 /* After a member or element: 1 if another follows, 0 at CLOSE, -1. */
-static int
+static inline __attribute__((always_inline)) int
 next_item(struct parser *ps, int close)
 {
-	skip_ws(ps);
+	if (ps->p >= ps->end || (*ps->p != ',' && *ps->p != close))
+		skip_ws(ps);
 	if (ps->p < ps->end && *ps->p == ',') {
 		ps->p++;
 		return 1;
@@ -944,9 +952,10 @@ scan_params(struct parser *ps, struct rpc_fields *f)
 		vstart = ps->p;
 		if (which == 1 && ps->p < ps->end && *ps->p == '"') {
 			ps->p++;
+			ps->nul = 0;	/* set by a \u0000: no memchr */
 			if (string(ps, &s, &n) != 0)
 				return -1;
-			if (n <= 128 && memchr(s, 0, n) == NULL) {
+			if (n <= 128 && !ps->nul) {
 				memcpy(f->tname, s, n);
 				f->tname[n] = '\0';
 				f->tname_kind = 1;
@@ -1016,11 +1025,12 @@ member(struct parser *ps, struct rpc_fields *f, const char *k, size_t n)
 	if ((which == 1 || which == 2) && ps->p < ps->end && *ps->p == '"') {
 		/* The common case builds nothing: compare in place. */
 		ps->p++;
+		ps->nul = 0;	/* set by a \u0000: no memchr */
 		if (string(ps, &s, &sn) != 0)
 			return -1;
 		if (which == 1) {
 			f->jsonrpc = is(s, sn, "2.0") ? 1 : 2;
-		} else if (memchr(s, 0, sn) != NULL) {
+		} else if (ps->nul) {
 			/* Matches nothing, and prints safely. */
 			snprintf(f->mname, sizeof(f->mname), "(a name with NUL)");
 			f->method = 1;
