@@ -415,6 +415,68 @@ t_params_scan(void)
 	scan(big, 3, NULL, 0);
 	snprintf(big, sizeof(big), "{\"name\":\"%0128d\"}", 0);
 	scan(big, 1, NULL, 0);
+	/* Names found in place (written plainly) and read (any other way)
+	 * come to the same; a longer name that starts alike is not one. */
+	scan("{\"n\\u0061me\":\"echo\",\"argument\\u0073\":{}}", 1,
+	    "echo", 1);
+	scan("{\"names\":\"echo\",\"arguments_\":{}}", 0, NULL, 0);
+	scan("{\"nam\":\"echo\",\"argument\":{}}", 0, NULL, 0);
+	scan("{\"t\\u0061sk\":{},\"name\":\"echo\"}", 1, "echo", 0);
+}
+
+/*
+ * One envelope written many ways: top_name's in-place names and the
+ * "2.0" compare, against the same read by member_name.
+ */
+static void
+t_envelope_names(void)
+{
+	static const char *const same[] = {
+		"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}",
+		"{\"method\":\"ping\",\"id\":7,\"jsonrpc\":\"2.0\"}",
+		"{ \"jsonrpc\" : \"2.0\" , \"id\" :7,\"method\": \"ping\" }",
+		"{\"j\\u0073onrpc\":\"2.\\u0030\",\"\\u0069d\":7,"
+		    "\"metho\\u0064\":\"ping\"}",
+		"{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\",\"ids\":1,"
+		    "\"jsonrpcx\":0,\"methods\":\"x\",\"results\":1,\"errors\":2}",
+	};
+	struct rpc_fields	 f;
+	struct rpc_msg		 m;
+	struct json_perr	 e;
+	json_t			*whole;
+	size_t			 i;
+	const char		*js;
+
+	for (i = 0; i < sizeof(same) / sizeof(same[0]); i++) {
+		if (!ok(fields(same[i], 0, &f) == 0, "%s: parsed", same[i]))
+			continue;
+		mcp__rpc_classify(&f, &m);
+		ok(f.jsonrpc == 1 && m.kind == RPC_REQUEST &&
+		    json_integer_value(m.id) == 7 && m.method != NULL &&
+		    strcmp(m.method, "ping") == 0, "%s: ping, id 7", same[i]);
+		mcp__rpc_fields_clear(&f);
+	}
+	js = "{\"jsonrpc\":\"2.0x\",\"id\":7,\"method\":\"ping\"}";
+	if (ok(fields(js, 0, &f) == 0, "%s: parsed", js)) {
+		is_int(f.jsonrpc, 2, "\"2.0x\" is not \"2.0\"");
+		mcp__rpc_fields_clear(&f);
+	}
+	js = "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{},\"error\":null}";
+	if (ok(fields(js, 0, &f) == 0, "%s: parsed", js)) {
+		ok(f.has_result && f.result != NULL && json_is_null(f.error),
+		    "result and error found in place");
+		mcp__rpc_fields_clear(&f);
+	}
+	/* Cut after a name found in place: an error, never a read past. */
+	js = "{\"jsonrpc\":\"2.0\",\"id\":";
+	ok(mcp__json_parse_message(js, strlen(js), &f, &whole, &e) == -1,
+	    "cut after \"id\": refused");
+	js = "{\"jsonrpc\":\"2.0\"";
+	ok(mcp__json_parse_message(js, strlen(js), &f, &whole, &e) == -1,
+	    "cut after \"2.0\": refused");
+	js = "{\"jsonrpc\":";
+	ok(mcp__json_parse_message(js, strlen(js), &f, &whole, &e) == -1,
+	    "cut after \"jsonrpc\": refused");
 }
 
 /* ---- building messages ------------------------------------------------ */
@@ -1155,6 +1217,7 @@ main(void)
 	t_build();
 	t_id_key();
 	t_raw_ids();
+	t_envelope_names();
 	t_idscan();
 	t_buf();
 	t_base64();

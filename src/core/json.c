@@ -438,6 +438,20 @@ next_item(struct parser *ps, int close)
 }
 
 /*
+ * Is the member name at ps->p exactly "LIT": (N bytes with its quotes and
+ * colon)? Then ps->p moves past the colon. Only a name written plainly
+ * matches: one with escapes or spaces is member_name's.
+ */
+static inline __attribute__((always_inline)) int
+plain_name(struct parser *ps, const char *lit, size_t n)
+{
+	if ((size_t)(ps->end - ps->p) <= n || memcmp(ps->p, lit, n) != 0)
+		return 0;
+	ps->p += n;
+	return 1;
+}
+
+/*
  * Scans the number at ps->p: 1 and *I when it is an integer a long long
  * holds, 0 and *D for a real, -1 on error.
  */
@@ -713,6 +727,19 @@ mcp__json_parse(const char *data, size_t len, struct json_perr *err)
 	return v;
 }
 
+/* plain_name for "NAME": (N bytes without the quotes and colon). */
+static inline __attribute__((always_inline)) int
+plain_arg(struct parser *ps, const char *name, size_t n)
+{
+	const unsigned char	*p = ps->p;
+
+	if ((size_t)(ps->end - p) <= n + 3 || p[0] != '"' ||
+	    memcmp(p + 1, name, n) != 0 || p[n + 1] != '"' || p[n + 2] != ':')
+		return 0;
+	ps->p = p + n + 3;
+	return 1;
+}
+
 /* One member's value into SL; its string's bytes at *OUT. 1, or 0. */
 static int
 flat_value(struct parser *ps, struct mcp__slot *sl, char **out)
@@ -793,12 +820,19 @@ mcp__json_flat(const char *text, size_t len, const struct mcp__flat *f,
 	} else
 		more = 1;
 	while (more) {
-		/* The name is read before the value's string can reuse tmp. */
-		if (member_name(&ps, &k, &n) != 0)
-			goto out;
+		/* A declared name written plainly is found in place; any
+		 * other is read (before the value's string can reuse tmp). */
 		for (i = 0; i < f->n; i++)
-			if (f->len[i] == n && memcmp(f->name[i], k, n) == 0)
+			if (plain_arg(&ps, f->name[i], f->len[i]))
 				break;
+		if (i == f->n) {
+			if (member_name(&ps, &k, &n) != 0)
+				goto out;
+			for (i = 0; i < f->n; i++)
+				if (f->len[i] == n &&
+				    memcmp(f->name[i], k, n) == 0)
+					break;
+		}
 		if (i == f->n || a->slot[i].type != MCP__SLOT_NONE ||
 		    !flat_value(&ps, &a->slot[i], &out))
 			goto out;
@@ -939,15 +973,23 @@ scan_params(struct parser *ps, struct rpc_fields *f)
 		goto done;
 	}
 	for (;;) {
-		if (member_name(ps, &s, &n) != 0)
+		/* tools/call's two, as top_name reads a message's. */
+		if (plain_name(ps, "\"name\":", 7))
+			which = 1;
+		else if (plain_name(ps, "\"arguments\":", 12))
+			which = 2;
+		else if (member_name(ps, &s, &n) != 0)
 			return -1;
-		which = n == 4 && memcmp(s, "name", 4) == 0 ? 1 :
-		    n == 9 && memcmp(s, "arguments", 9) == 0 ? 2 :
-		    n == 5 && memcmp(s, "_meta", 5) == 0 ? 3 :
-		    n == 12 && memcmp(s, "requestState", 12) == 0 ? 4 :
-		    n == 14 && memcmp(s, "inputResponses", 14) == 0 ? 5 : 0;
-		if (n == 4 && memcmp(s, "task", 4) == 0)
+		else if (n == 4 && memcmp(s, "task", 4) == 0) {
+			which = 0;
 			f->has_task = 1;
+		} else
+			which = n == 4 && memcmp(s, "name", 4) == 0 ? 1 :
+			    n == 9 && memcmp(s, "arguments", 9) == 0 ? 2 :
+			    n == 5 && memcmp(s, "_meta", 5) == 0 ? 3 :
+			    n == 12 && memcmp(s, "requestState", 12) == 0 ? 4 :
+			    n == 14 && memcmp(s, "inputResponses", 14) == 0 ?
+			    5 : 0;
 		skip_ws(ps);
 		vstart = ps->p;
 		if (which == 1 && ps->p < ps->end && *ps->p == '"') {
@@ -1006,22 +1048,52 @@ is(const char *s, size_t n, const char *lit)
 	return strlen(lit) == n && memcmp(s, lit, n) == 0;
 }
 
-/* One top-level member of a message object, named K (N bytes). */
+/*
+ * The number of the top-level member whose name is at ps->p (1 jsonrpc,
+ * 2 method, 3 id, 4 params, 5 result, 6 error), when it is written
+ * plainly, as nearly every client writes it: found by its first letter
+ * and one compare, not scanned as a string and then compared. 0, and
+ * ps->p unmoved, otherwise.
+ */
+static inline __attribute__((always_inline)) int
+top_name(struct parser *ps)
+{
+	if (ps->end - ps->p < 2 || ps->p[0] != '"')
+		return 0;
+	switch (ps->p[1]) {
+	case 'j': return plain_name(ps, "\"jsonrpc\":", 10) ? 1 : 0;
+	case 'm': return plain_name(ps, "\"method\":", 9) ? 2 : 0;
+	case 'i': return plain_name(ps, "\"id\":", 5) ? 3 : 0;
+	case 'p': return plain_name(ps, "\"params\":", 9) ? 4 : 0;
+	case 'r': return plain_name(ps, "\"result\":", 9) ? 5 : 0;
+	case 'e': return plain_name(ps, "\"error\":", 8) ? 6 : 0;
+	}
+	return 0;
+}
+
+/* The number top_name gives the name K (N bytes), however it was read. */
 static int
-member(struct parser *ps, struct rpc_fields *f, const char *k, size_t n)
+top_which(const char *k, size_t n)
+{
+	return is(k, n, "jsonrpc") ? 1 : is(k, n, "method") ? 2 :
+	    is(k, n, "id") ? 3 : is(k, n, "params") ? 4 :
+	    is(k, n, "result") ? 5 : is(k, n, "error") ? 6 : 0;
+}
+
+/* One top-level member of a message object, number WHICH (top_name). */
+static int
+member(struct parser *ps, struct rpc_fields *f, int which)
 {
 	const unsigned char *vstart;
 	const char	*s;
 	size_t		 sn;
 	json_t		*v, **slot = NULL;
-	int		 which;
 
-	/* K may lie in ps->tmp, which the value's string reuses: it is
-	 * only read here, before the value. */
-	which = is(k, n, "jsonrpc") ? 1 : is(k, n, "method") ? 2 :
-	    is(k, n, "id") ? 3 : is(k, n, "params") ? 4 :
-	    is(k, n, "result") ? 5 : is(k, n, "error") ? 6 : 0;
 	skip_ws(ps);
+	if (which == 1 && plain_name(ps, "\"2.0\"", 5)) {
+		f->jsonrpc = 1;
+		return 0;
+	}
 	if ((which == 1 || which == 2) && ps->p < ps->end && *ps->p == '"') {
 		/* The common case builds nothing: compare in place. */
 		ps->p++;
@@ -1091,7 +1163,7 @@ mcp__json_parse_message(const char *data, size_t len, struct rpc_fields *f,
 	struct parser	 ps;
 	const char	*k;
 	size_t		 n;
-	int		 rc = -1, more;
+	int		 rc = -1, more, which;
 
 	memset(err, 0, sizeof(*err));
 	memset(f, 0, sizeof(*f));
@@ -1115,9 +1187,12 @@ mcp__json_parse_message(const char *data, size_t len, struct rpc_fields *f,
 		goto end;
 	}
 	for (;;) {
-		if (member_name(&ps, &k, &n) != 0)
-			goto end;
-		if (member(&ps, f, k, n) != 0)
+		if ((which = top_name(&ps)) == 0) {
+			if (member_name(&ps, &k, &n) != 0)
+				goto end;
+			which = top_which(k, n);
+		}
+		if (member(&ps, f, which) != 0)
 			goto end;
 		more = next_item(&ps, '}');
 		if (more < 0)
