@@ -452,14 +452,46 @@ plain_name(struct parser *ps, const char *lit, size_t n)
 }
 
 /*
+ * The real number from S to ps->p (number_scan's): 0 and *D, or -1. Out
+ * of line, with its copy for strtod: the integers of a message (its id)
+ * take no stack buffer and no canary.
+ */
+static __attribute__((noinline)) int
+number_real(struct parser *ps, const unsigned char *s, double *d)
+{
+	const unsigned char	*p = ps->p;
+	char			 tmp[64], *endp;
+
+	if ((size_t)(p - s) >= sizeof(tmp)) {
+		/* Long mantissas: strtod needs a terminated copy. */
+		char	*big = strndup((const char *)s, (size_t)(p - s));
+
+		if (big == NULL)
+			return (fail(ps, 2, "out of memory"), -1);
+		errno = 0;
+		*d = strtod(big, &endp);
+		free(big);
+	} else {
+		memcpy(tmp, s, (size_t)(p - s));
+		tmp[p - s] = '\0';
+		errno = 0;
+		*d = strtod(tmp, &endp);
+	}
+	if (isinf(*d)) {
+		ps->p = s;
+		return (fail(ps, 3, "real number overflow"), -1);
+	}
+	return 0;
+}
+
+/*
  * Scans the number at ps->p: 1 and *I when it is an integer a long long
  * holds, 0 and *D for a real, -1 on error.
  */
 static int
 number_scan(struct parser *ps, long long *i, double *d)
 {
-	const unsigned char	*p = ps->p, *s = ps->p;
-	char			 tmp[64], *endp;
+	const unsigned char	*p = ps->p, *s = ps->p, *lim;
 	int			 neg = 0, real = 0;
 	unsigned long long	 u = 0;
 
@@ -472,6 +504,10 @@ number_scan(struct parser *ps, long long *i, double *d)
 	if (*p == '0') {
 		p++;
 	} else {
+		/* 18 digits cannot overflow: no test in the loop for them. */
+		lim = ps->end - p > 18 ? p + 18 : ps->end;
+		while (p < lim && (unsigned)(*p - '0') < 10)
+			u = u * 10 + (unsigned)(*p++ - '0');
 		while (p < ps->end && *p >= '0' && *p <= '9') {
 			if (u > (ULLONG_MAX - 9) / 10)
 				u = ULLONG_MAX;		/* overflow below */
@@ -509,26 +545,7 @@ number_scan(struct parser *ps, long long *i, double *d)
 		*i = neg ? (long long)(0 - u) : (long long)u;
 		return 1;
 	}
-	if ((size_t)(p - s) >= sizeof(tmp)) {
-		/* Long mantissas: strtod needs a terminated copy. */
-		char	*big = strndup((const char *)s, (size_t)(p - s));
-
-		if (big == NULL)
-			return (fail(ps, 2, "out of memory"), -1);
-		errno = 0;
-		*d = strtod(big, &endp);
-		free(big);
-	} else {
-		memcpy(tmp, s, (size_t)(p - s));
-		tmp[p - s] = '\0';
-		errno = 0;
-		*d = strtod(tmp, &endp);
-	}
-	if (isinf(*d)) {
-		ps->p = s;
-		return (fail(ps, 3, "real number overflow"), -1);
-	}
-	return 0;
+	return number_real(ps, s, d);
 }
 
 static json_t *
