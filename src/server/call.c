@@ -10,6 +10,7 @@
  * time, and the answer is serialised on the thread that calls
  * mcp_call_finish, which hands the call back to the loop.
  */
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,12 +26,17 @@ _Thread_local struct mcp_call *mcp__loop_call;
  * pointer swap where glibc's malloc and free cost about 130
  * instructions a pair (a loop call: 5,389 -> 5,188). What a thread
  * keeps is freed as it exits (the key's destructor), and the loop's as
- * it frees its server (mcp__call_spares_free).
+ * it frees its server (mcp__call_spares_free). The same goes for the
+ * buffer an answer is made in: a new call's content starts in the last
+ * answer's bytes (on a pool, the loop's: the worker fills it, the loop
+ * frees it).
  */
 struct spares {
 	struct mcp_call		*call;
 	struct mcp__flat_args	*flat;
 	size_t			 flat_cap;	/* bytes of FLAT */
+	char			*out;
+	size_t			 out_cap;	/* bytes of OUT */
 	int			 keyed;		/* the destructor knows it */
 };
 
@@ -46,9 +52,11 @@ spares_free(void *p)
 
 	free(sp->call);
 	free(sp->flat);
+	free(sp->out);
 	sp->call = NULL;
 	sp->flat = NULL;
-	sp->flat_cap = 0;
+	sp->out = NULL;
+	sp->flat_cap = sp->out_cap = 0;
 }
 
 void
@@ -90,6 +98,28 @@ flat_put(struct mcp__flat_args *f, size_t cap)
 		free(f);
 }
 
+/*
+ * Frees the buffer P of CAP bytes (0: malloc knows), or keeps it as this
+ * thread's spare for the next call's content. One of the usual sizes
+ * only: a big answer's buffer goes back to malloc.
+ */
+static void
+out_put(char *p, size_t cap)
+{
+	if (p == NULL)
+		return;
+	if (spares.out == NULL && spares_keyed()) {
+		if (cap == 0)
+			cap = malloc_usable_size(p);
+		if (cap >= 256 && cap <= 16384) {
+			spares.out = p;
+			spares.out_cap = cap;
+			return;
+		}
+	}
+	free(p);
+}
+
 /* An arguments block of at least CAP bytes; its size in *GOT. */
 static struct mcp__flat_args *
 flat_get(size_t cap, size_t *got)
@@ -125,6 +155,12 @@ mcp__call_new(void)
 		memcpy(c, &zero, sizeof(*c));
 		atomic_init(&c->cancelled, 0);
 		atomic_init(&c->defer, CALL_DEFER_NONE);
+		if (spares.out != NULL) {
+			c->content.data = spares.out;
+			c->content.cap = spares.out_cap;
+			spares.out = NULL;
+			spares.out_cap = 0;
+		}
 	}
 	return c;
 }
@@ -140,20 +176,20 @@ mcp__call_free(struct mcp_call *c)
 	json_decref(c->params);
 	json_decref(c->meta);
 	flat_put(c->flat, c->flat_cap);
-	mcp__buf_free(&c->content);
+	out_put(c->content.data, c->content.cap);
 	json_decref(c->structured);
 	mcp__mrtr_free(c->mrtr);
 	mcp__tool_unref(c->tool);
 	mcp__feat_unref(c->feat);
 	mcp__identity_unref(c->ident);
 	/* Most are NULL on a tools/call: free(NULL) is a PLT call each. */
-	if (c->description != NULL ||
-	    c->method != NULL || c->rpc_msg != NULL || c->out != NULL) {
+	if (c->description != NULL || c->method != NULL ||
+	    c->rpc_msg != NULL) {
 		free(c->description);
 		free(c->method);
 		free(c->rpc_msg);
-		free(c->out);
 	}
+	out_put(c->out, 0);
 	if (spares.call == NULL && spares_keyed())
 		spares.call = c;
 	else
@@ -1527,7 +1563,8 @@ call_end(struct mcp_call *c)
 		free(c->description);
 		c->description = NULL;
 	}
-	mcp__buf_free(&c->content);
+	out_put(c->content.data, c->content.cap);
+	c->content = (struct buf){ 0 };
 }
 
 int
