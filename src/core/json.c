@@ -865,15 +865,16 @@ out:
 }
 
 /*
- * Checks the value at ps->p without building it (numbers excepted, which
- * are built and dropped so their range is checked as when parsing).
+ * Checks the value at ps->p without building it. A member's or element's
+ * string, the usual case, is read in the loop rather than by a call.
  */
 static int
 skip(struct parser *ps)
 {
 	const char	*s;
 	size_t		 n;
-	json_t		*v;
+	long long	 i;
+	double		 d;
 	int		 close, rc;
 
 	skip_ws(ps);
@@ -902,7 +903,11 @@ skip(struct parser *ps)
 		for (;;) {
 			if (close == '}' && member_name(ps, &s, &n) != 0)
 				return -1;
-			if (skip(ps) != 0)
+			if (ps->p < ps->end && *ps->p == '"') {
+				ps->p++;
+				if (string(ps, &s, &n) != 0)
+					return -1;
+			} else if (skip(ps) != 0)
 				return -1;
 			rc = next_item(ps, close);
 			if (rc <= 0) {
@@ -910,12 +915,21 @@ skip(struct parser *ps)
 				return rc;
 			}
 		}
+	case 't':
+		return word(ps, "true", 4) ? 0 :
+		    (fail(ps, 1, "invalid JSON value"), -1);
+	case 'f':
+		return word(ps, "false", 5) ? 0 :
+		    (fail(ps, 1, "invalid JSON value"), -1);
+	case 'n':
+		return word(ps, "null", 4) ? 0 :
+		    (fail(ps, 1, "invalid JSON value"), -1);
 	default:
-		v = value(ps);
-		if (v == NULL)
-			return -1;
-		json_decref(v);
-		return 0;
+		/* Scanned, not built: the range is checked all the same. */
+		if (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9'))
+			return number_scan(ps, &i, &d) < 0 ? -1 : 0;
+		fail(ps, 1, "invalid JSON value");
+		return -1;
 	}
 }
 
