@@ -1197,7 +1197,8 @@ mcp__json_parse_message(const char *data, size_t len, struct rpc_fields *f,
 	int		 rc = -1, more, which;
 
 	memset(err, 0, sizeof(*err));
-	memset(f, 0, sizeof(*f));
+	memset(f, 0, offsetof(struct rpc_fields, mname));
+	f->mname[0] = f->tname[0] = '\0';
 	memset(&ps, 0, sizeof(ps));
 	*whole = NULL;
 	ps.start = ps.p = (const unsigned char *)data;
