@@ -176,6 +176,7 @@ struct rpc_fields {
 	int	 has_result;	/* a result or error member */
 	json_t	*result;	/* a response's result, owned */
 	json_t	*error;		/* or its error, owned */
+	size_t	 mlen;		/* strlen(mname) */
 	/* Last, for the parser clears only what comes before them (and
 	 * makes them ""): 228 bytes a message not written twice. */
 	char	 mname[96];	/* the method, when method == 1 */

@@ -1136,15 +1136,18 @@ member(struct parser *ps, struct rpc_fields *f, int which)
 		} else if (ps->nul) {
 			/* Matches nothing, and prints safely. */
 			snprintf(f->mname, sizeof(f->mname), "(a name with NUL)");
+			f->mlen = strlen(f->mname);
 			f->method = 1;
 		} else if (sn < sizeof(f->mname)) {
 			memcpy(f->mname, s, sn);
 			f->mname[sn] = '\0';
+			f->mlen = sn;
 			f->method = 1;
 		} else {
 			/* Longer than any method we know: keep a prefix. */
 			memcpy(f->mname, s, sizeof(f->mname) - 4);
 			memcpy(f->mname + sizeof(f->mname) - 4, "...", 4);
+			f->mlen = sizeof(f->mname) - 1;
 			f->method = 1;
 		}
 		return 0;

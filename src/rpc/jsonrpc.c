@@ -68,6 +68,7 @@ mcp__rpc_classify(struct rpc_fields *f, struct rpc_msg *m)
 			return;
 		m->kind = RPC_NOTIFICATION;
 		m->method = f->mname;
+		m->method_len = f->mlen;
 		return;
 	}
 	if (json_is_string(f->id) || json_is_integer(f->id))
@@ -101,6 +102,7 @@ mcp__rpc_classify(struct rpc_fields *f, struct rpc_msg *m)
 	}
 	m->kind = RPC_REQUEST;
 	m->method = f->mname;
+	m->method_len = f->mlen;
 }
 
 int
@@ -125,6 +127,7 @@ mcp__rpc_fields_from_json(json_t *msg, struct rpc_fields *f)
 		else
 			snprintf(f->mname, sizeof(f->mname), "%.80s...",
 			    json_string_value(v));
+		f->mlen = strlen(f->mname);
 		f->method = 1;
 	} else if (v != NULL)
 		f->method = 2;

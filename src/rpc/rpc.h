@@ -39,6 +39,7 @@ enum rpc_kind {
 struct rpc_msg {
 	enum rpc_kind	 kind;
 	const char	*method;	/* requests and notifications */
+	size_t		 method_len;
 	json_t		*id;		/* from the fields; NULL when unusable */
 	const char	*why;		/* RPC_INVALID: the reason */
 };
