@@ -7,6 +7,48 @@
  */
 #include "fuzz.h"
 
+/*
+ * The message parser's fields (F, from names found in place or read)
+ * against the same read from the parsed object V (the batch road).
+ */
+static void
+fields_agree(const struct rpc_fields *f, json_t *v)
+{
+	struct rpc_fields	 g;
+	json_t			*p, *name;
+	const char		*s;
+
+	FUZZ_CHECK(mcp__rpc_fields_from_json(v, &g) == MCP_OK,
+	    "an object is not fields");
+	FUZZ_CHECK(f->jsonrpc == g.jsonrpc, "jsonrpc: %d, read %d",
+	    f->jsonrpc, g.jsonrpc);
+	FUZZ_CHECK(f->method == g.method && f->has_id == g.has_id &&
+	    f->has_result == g.has_result, "method, id or result disagree");
+	FUZZ_CHECK(f->mlen == strlen(f->mname), "mlen %zu for \"%s\"",
+	    f->mlen, f->mname);
+	s = json_string_value(json_object_get(v, "method"));
+	if (f->method == 1 && s != NULL &&
+	    strlen(s) == json_string_length(json_object_get(v, "method")) &&
+	    strlen(s) < sizeof(f->mname))
+		FUZZ_CHECK(strcmp(f->mname, s) == 0, "method \"%s\", read "
+		    "\"%s\"", f->mname, s);
+	if (json_is_integer(g.id) || (json_is_string(g.id) &&
+	    (json_string_length(g.id) == 0 ||
+	    (unsigned char)json_string_value(g.id)[0] != 0xff)))
+		FUZZ_CHECK(json_equal(f->id, g.id), "the ids disagree");
+	p = json_object_get(v, "params");
+	name = json_object_get(p, "name");
+	if (f->praw != NULL && json_is_string(name) &&
+	    json_string_length(name) <= 128 &&
+	    strlen(json_string_value(name)) == json_string_length(name))
+		FUZZ_CHECK(f->tname_kind == 1 &&
+		    strcmp(f->tname, json_string_value(name)) == 0,
+		    "tools/call's name disagrees");
+	FUZZ_CHECK(f->praw == NULL || json_is_object(json_object_get(p,
+	    "arguments")) == (f->args_kind == 1), "arguments' kind");
+	mcp__rpc_fields_clear(&g);
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -40,6 +82,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    "the message parser (%d) disagrees with the value parser", rc);
 	if (rc == 1) {
 		mcp__rpc_classify(&f, &m);
+		fields_agree(&f, v);
 		mcp__rpc_fields_clear(&f);
 	}
 	json_decref(whole);
