@@ -1162,6 +1162,46 @@ flat_case(const struct mcp__schema *s, const char *text, size_t len,
 	return fast;
 }
 
+/*
+ * Property names whose JSON is not their own bytes (a backslash, a
+ * quote, a control byte, "\\u0041" spelt out): a raw key of the same
+ * bytes names something else, and the fast path must not take it for
+ * them (found by review: {"a\b":"v"} filled the property a\b).
+ */
+static void
+t_flat_odd_names(int *bad)
+{
+	static const char *const args[] = {
+		"{\"a\\b\":\"v\"}",		/* a, backspace: unknown */
+		"{\"a\\\\b\":\"v\"}",		/* a\b: the property */
+		"{\"q\\\"\":\"v\"}",		/* q": the property */
+		"{\"\\u0041\":\"v\"}",		/* A: unknown */
+		"{\"\\\\u0041\":\"v\"}",		/* \u0041: the property */
+		"{\"t\\tb\":\"v\"}",		/* t, tab, b: the property */
+	};
+	struct mcp__schema	*o;
+	const struct mcp__flat	*f;
+	size_t			 i;
+	int			 before = *bad;
+
+	o = comp("{\"type\":\"object\",\"additionalProperties\":false,"
+	    "\"properties\":{\"a\\\\b\":{\"type\":\"string\"},"
+	    "\"q\\\"\":{\"type\":\"string\"},"
+	    "\"\\\\u0041\":{\"type\":\"string\"},"
+	    "\"t\\tb\":{\"type\":\"string\"}}}", 1);
+	f = o != NULL ? mcp__schema_flat(o) : NULL;
+	if (!ok(f != NULL && f->n == 4, "odd names: flat"))
+		return;
+	for (i = 0; i < 4; i++)
+		ok(!f->plain[i], "odd name %zu is not taken in place", i);
+	for (i = 0; i < sizeof(args) / sizeof(args[0]); i++)
+		flat_case(o, args[i], strlen(args[i]), bad);
+	is_int(*bad - before, 0, "odd names: the fast path agrees");
+	ok(!flat_case(o, args[0], strlen(args[0]), bad),
+	    "{\"a\\b\":...} is not the property a\\b");
+	mcp__schema_free(o);
+}
+
 static void
 t_flat(void)
 {
@@ -1201,6 +1241,7 @@ t_flat(void)
 		    "read in place: %s", plain[i].args);
 	/* An empty object, or none: valid when nothing is required. */
 	ok(!flat_case(s[0], "{}", 2, &bad), "{} lacks text");
+	t_flat_odd_names(&bad);
 	for (i = 0; i < 40000; i++) {
 		r = (int)(i & 1);
 		t = text;

@@ -217,6 +217,9 @@ struct mcp__flat {
 	size_t		 n;
 	const char	*name[MCP__FLAT_MAX];	/* the schema's own */
 	size_t		 len[MCP__FLAT_MAX];
+	/* 1: the name is written in JSON as its own bytes (no '"', '\\'
+	 * or control byte), so an input key of those bytes is that name. */
+	unsigned char	 plain[MCP__FLAT_MAX];
 };
 
 enum {

@@ -744,7 +744,11 @@ mcp__json_parse(const char *data, size_t len, struct json_perr *err)
 	return v;
 }
 
-/* plain_name for "NAME": (N bytes without the quotes and colon). */
+/*
+ * plain_name for "NAME": (N bytes without the quotes and colon). Only
+ * for a name whose JSON is its own bytes (mcp__flat's plain): a raw key
+ * "a\b" is a and a backspace, not the name a\b.
+ */
 static inline __attribute__((always_inline)) int
 plain_arg(struct parser *ps, const char *name, size_t n)
 {
@@ -840,7 +844,7 @@ mcp__json_flat(const char *text, size_t len, const struct mcp__flat *f,
 		/* A declared name written plainly is found in place; any
 		 * other is read (before the value's string can reuse tmp). */
 		for (i = 0; i < f->n; i++)
-			if (plain_arg(&ps, f->name[i], f->len[i]))
+			if (f->plain[i] && plain_arg(&ps, f->name[i], f->len[i]))
 				break;
 		if (i == f->n) {
 			if (member_name(&ps, &k, &n) != 0)

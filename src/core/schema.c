@@ -1417,8 +1417,15 @@ flat_make(struct mcp__schema *s)
 		s->flat_req |= 1u << i;
 	}
 	for (i = 0; i < r->nprops; i++) {
+		const unsigned char *c = (const unsigned char *)
+		    r->props[i].name;
+
 		s->flat.name[i] = r->props[i].name;
 		s->flat.len[i] = strlen(r->props[i].name);
+		s->flat.plain[i] = 1;
+		for (; *c != '\0'; c++)
+			if (*c < 0x20 || *c == '"' || *c == '\\')
+				s->flat.plain[i] = 0;
 	}
 	s->flat.n = r->nprops;
 }
