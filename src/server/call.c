@@ -765,7 +765,7 @@ note(mcp_call *call, struct buf *b)
 		return MCP_ENOMEM;
 	n->out = mcp__buf_steal(b, &n->outlen);
 	if (n->out == NULL) {
-		free(n);
+		mcp__call_free(n);	/* and the spare its content holds */
 		return MCP_ENOMEM;
 	}
 	n->note_of = call;

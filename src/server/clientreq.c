@@ -354,7 +354,7 @@ request(mcp_call *call, const char *method, json_t *params, int timeout_ms,
 		n->out = mcp__buf_steal(&b, &n->outlen);
 	mcp__buf_free(&b);
 	if (n == NULL || n->out == NULL) {
-		free(n);
+		mcp__call_free(n);	/* and the spare its content holds */
 		req_unref(r);
 		req_unref(r);
 		return MCP_ENOMEM;
