@@ -75,7 +75,6 @@ mcp__buf_reset(struct buf *b)
 	b->off = b->len = 0;
 }
 
-
 /* Hands the bytes (NUL-terminated) to the caller and empties B; their
  * length goes to *LENP unless it is NULL. */
 char *

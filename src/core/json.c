@@ -920,21 +920,25 @@ skip(struct parser *ps)
 			}
 		}
 	case 't':
-		return word(ps, "true", 4) ? 0 :
-		    (fail(ps, 1, "invalid JSON value"), -1);
+		if (word(ps, "true", 4))
+			return 0;
+		break;
 	case 'f':
-		return word(ps, "false", 5) ? 0 :
-		    (fail(ps, 1, "invalid JSON value"), -1);
+		if (word(ps, "false", 5))
+			return 0;
+		break;
 	case 'n':
-		return word(ps, "null", 4) ? 0 :
-		    (fail(ps, 1, "invalid JSON value"), -1);
+		if (word(ps, "null", 4))
+			return 0;
+		break;
 	default:
 		/* Scanned, not built: the range is checked all the same. */
 		if (*ps->p == '-' || (*ps->p >= '0' && *ps->p <= '9'))
 			return number_scan(ps, &i, &d) < 0 ? -1 : 0;
-		fail(ps, 1, "invalid JSON value");
-		return -1;
+		break;
 	}
+	fail(ps, 1, "invalid JSON value");
+	return -1;
 }
 
 /*
